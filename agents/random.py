@@ -1,0 +1,19 @@
+"""The random agent: uniform over the legal actions of each game (both games)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.base import Agent
+from envs.common.batch import sample_legal
+
+
+class RandomAgent(Agent):
+    """Plays uniformly at random among the legal actions."""
+
+    name = "random"
+
+    def act(self, observations: np.ndarray, masks: np.ndarray, view=None) -> np.ndarray:
+        """Actions ``int64 (B,)``: uniform over each row of ``masks`` (``bool (B, A)``)."""
+        masks = np.asarray(masks, dtype=bool)
+        return sample_legal(masks, self.rng.random(masks.shape[0]))

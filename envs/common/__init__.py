@@ -1,0 +1,1 @@
+"""Plumbing shared by both games: counter-based randomness, rule options, batch helpers."""

@@ -1,0 +1,83 @@
+"""Counter-based randomness shared by every engine (see ``shared/design.md``, "Randomness is an input").
+
+Every random choice of a game is the value of a splitmix64 stream keyed by the game's seed at the
+game's event counter. The scalar functions (Python ``int``) serve the reference engines, the array
+functions (``numpy.uint64``) the batched cores; both compute bit-identical values, so a game's
+trajectory depends only on its seed — not on the batch size or the game's place in the batch.
+
+A card is drawn as "the k-th remaining card by id" with ``k = draw_below(value, n_remaining)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+MASK64 = (1 << 64) - 1
+GAMMA = 0x9E3779B97F4A7C15
+_M1 = 0xBF58476D1CE4E5B9
+_M2 = 0x94D049BB133111EB
+
+
+def mix(z: int) -> int:
+    """splitmix64's output function on one 64-bit integer (Python ``int`` in, ``int`` out)."""
+    z &= MASK64
+    z = ((z ^ (z >> 30)) * _M1) & MASK64
+    z = ((z ^ (z >> 27)) * _M2) & MASK64
+    return z ^ (z >> 31)
+
+
+def game_key(seed: int) -> int:
+    """The stream key of a game seeded with ``seed`` (any int; taken modulo 2**64)."""
+    return mix(seed & MASK64)
+
+
+def stream(key: int, counter: int) -> int:
+    """The ``counter``-th 64-bit value (counter >= 0) of the stream with key ``key``."""
+    return mix((key + (counter + 1) * GAMMA) & MASK64)
+
+
+def draw_below(value: int, n: int) -> int:
+    """Map a 64-bit stream value to an integer in ``[0, n)`` (``0 < n < 2**32``), multiply-high style."""
+    return ((value >> 32) * n) >> 32
+
+
+# --- the same functions on arrays -------------------------------------------------------------
+
+def mix_array(z: np.ndarray) -> np.ndarray:
+    """Vectorised :func:`mix`: ``uint64`` array of any shape in, ``uint64`` array of that shape out."""
+    z = np.asarray(z, dtype=np.uint64)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(_M1)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(_M2)
+    return z ^ (z >> np.uint64(31))
+
+
+def game_keys(seeds) -> np.ndarray:
+    """Vectorised :func:`game_key`: seeds (ints, shape ``(B,)``) → keys, ``uint64 (B,)``."""
+    seeds = np.asarray(seeds)
+    if seeds.dtype != np.uint64:
+        if np.any(seeds < 0):
+            raise ValueError("seeds must be non-negative integers")
+        seeds = seeds.astype(np.uint64)
+    return mix_array(seeds)
+
+
+def stream_array(keys: np.ndarray, counters: np.ndarray) -> np.ndarray:
+    """Vectorised :func:`stream`: ``keys`` ``uint64 (B,)``, ``counters`` integer ``(B,)`` → ``uint64 (B,)``."""
+    c = np.asarray(counters).astype(np.uint64) + np.uint64(1)
+    return mix_array(keys + c * np.uint64(GAMMA))
+
+
+def draw_below_array(values: np.ndarray, n) -> np.ndarray:
+    """Vectorised :func:`draw_below`: ``uint64 (B,)`` values, ``n`` integer ``(B,)`` (each >= 1) → ``int64 (B,)``."""
+    n = np.asarray(n).astype(np.uint64)
+    return (((values >> np.uint64(32)) * n) >> np.uint64(32)).astype(np.int64)
+
+
+def kth_present(present: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """Index of the k-th ``True`` (0-based, in id order) of each row.
+
+    ``present``: ``bool (B, N)``; ``k``: integer ``(B,)`` with ``0 <= k < present[b].sum()``.
+    Returns ``int64 (B,)``. This is how the cores draw "the k-th remaining card by id".
+    """
+    csum = np.cumsum(present, axis=1, dtype=np.int32)
+    return (csum <= np.asarray(k)[:, None]).sum(axis=1).astype(np.int64)

@@ -1,0 +1,1 @@
+"""Training, benchmarking, tournaments, rule evaluation and the ``aerodeck`` command line."""
