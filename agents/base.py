@@ -12,12 +12,16 @@ class Agent:
     ``(B, ...)`` and legal masks ``bool (B, A)`` and returns actions ``int64 (B,)``, each legal in its
     row. It owns its randomness (``numpy.random.Generator`` seeded at construction or by ``reset``).
     Agents that look ahead receive, through ``act(..., view=...)``, a game view that cannot reveal
-    hidden information; the others ignore it.
+    hidden information; the others ignore it. ``rules`` is the game's rules object (agents that
+    reason about the game read the edition, costs, ... from it).
     """
 
     name = "agent"
+    #: True for agents that need a look-ahead ``view`` in ``act``.
+    needs_view = False
 
-    def __init__(self, seed: int | None = 0) -> None:
+    def __init__(self, seed: int | None = 0, rules=None) -> None:
+        self.rules = rules
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:

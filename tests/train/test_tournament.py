@@ -1,0 +1,41 @@
+"""Seat rotation, head-to-head tables and ratings."""
+
+import numpy as np
+import pytest
+
+from train.tournament import balanced_games, head_to_head, pair_results, ratings, schedule, seat_rotation
+
+
+@pytest.mark.parametrize("n_agents, n_seats", [(1, 4), (2, 4), (3, 4), (2, 3), (3, 5), (4, 4)])
+def test_every_agent_plays_every_seat_equally_often(n_agents, n_seats):
+    lineups = seat_rotation(n_agents, n_seats)
+    for agent in range(n_agents):
+        per_seat = (lineups == agent).sum(axis=0)
+        assert len(set(per_seat.tolist())) == 1, per_seat
+    totals = [(lineups == a).sum() for a in range(n_agents)]
+    assert len(set(totals)) == 1
+
+
+def test_schedule_refuses_unbalanced_game_counts():
+    assert schedule(24, 3, 4).shape == (24, 4)
+    with pytest.raises(ValueError, match="multiple of 12.*24"):
+        schedule(13, 3, 4)
+    assert balanced_games(13, 3, 4) == 24
+
+
+def test_head_to_head_counts_seat_pairs_and_ties():
+    lineups = np.array([[0, 1, 1], [1, 0, 1]])
+    standings = np.array([[5.0, 3.0, 5.0], [2.0, 2.0, 1.0]])
+    score, count = head_to_head(lineups, standings, 2)
+    # game 0: agent0 vs seats 1 (ahead), 2 (tie); game 1: agent0 vs seat 0 (tie), seat 2 (ahead)
+    assert count[0, 1] == 4 and score[0, 1] == pytest.approx((1 + 0.5 + 0.5 + 1) / 4)
+    assert score[1, 0] == pytest.approx(1 - score[0, 1])
+    assert pair_results(lineups, standings, 0, 1).tolist() == [0.75, 0.75]
+
+
+def test_ratings_order_a_stronger_agent_first():
+    rng = np.random.default_rng(0)
+    lineups = schedule(48, 2, 4)
+    standings = rng.random(lineups.shape) + (lineups == 1) * 0.5  # agent 1 usually ahead
+    r = ratings(lineups, standings, ["weak", "strong"])
+    assert r["strong"]["mu"] > r["weak"]["mu"]

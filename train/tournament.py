@@ -1,0 +1,109 @@
+"""Seat-rotated tournaments for multi-player games: schedules, head-to-head tables and ratings.
+
+Game-agnostic: a game's result is a ``standing`` per seat (higher is better; equal standings are a
+tie, e.g. a shared win), so the same code serves any number of seats.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+
+def seat_rotation(n_agents: int, n_seats: int) -> np.ndarray:
+    """The balanced schedule of lineups: ``int64 (L, n_seats)``, entry = agent index.
+
+    Every agent sits in every seat equally often over the ``L`` lineups, and every agent fills the
+    same number of seats overall: the agent list is cycled to fill the table, and both the table
+    (seat rotation) and the list (which agent starts) are rotated.
+    """
+    if n_agents < 1 or n_seats < 1:
+        raise ValueError("a tournament needs at least one agent and one seat")
+    lineups = []
+    for shift in range(n_agents):
+        base = [(shift + i) % n_agents for i in range(n_seats)]
+        for r in range(n_seats):
+            lineups.append(base[r:] + base[:r])
+    return np.array(lineups, dtype=np.int64)
+
+
+def schedule(n_games: int, n_agents: int, n_seats: int) -> np.ndarray:
+    """Lineups for ``n_games`` games, ``int64 (n_games, n_seats)``: the rotation repeated.
+
+    Raises ``ValueError`` unless ``n_games`` is a multiple of the rotation length (so that the seat
+    balance is exact); :func:`balanced_games` rounds a wish up to such a count.
+    """
+    rotation = seat_rotation(n_agents, n_seats)
+    if n_games % len(rotation):
+        raise ValueError(
+            f"--games {n_games} does not balance the seats: use a multiple of {len(rotation)} "
+            f"({n_agents} agents × {n_seats} seats), e.g. {balanced_games(n_games, n_agents, n_seats)}"
+        )
+    return np.tile(rotation, (n_games // len(rotation), 1))
+
+
+def balanced_games(n_games: int, n_agents: int, n_seats: int) -> int:
+    """The smallest multiple of the rotation length that is at least ``n_games``."""
+    period = len(seat_rotation(n_agents, n_seats))
+    return -(-n_games // period) * period
+
+
+def head_to_head(lineups: np.ndarray, standings: np.ndarray, n_agents: int) -> tuple[np.ndarray, np.ndarray]:
+    """How often agent i finished ahead of agent j when both played the same game.
+
+    ``lineups``: ``int (G, S)`` agent index per seat; ``standings``: ``float (G, S)`` (higher is better).
+    Returns ``(score, count)``, both ``float64 (n_agents, n_agents)``: ``count[i, j]`` = seat pairs
+    (i in one seat, j in another) observed, ``score[i, j]`` = their mean of 1 (i ahead), ½ (tie), 0.
+    The diagonal compares an agent with its own other seats.
+    """
+    G, S = lineups.shape
+    wins = np.zeros((n_agents, n_agents))
+    count = np.zeros((n_agents, n_agents))
+    for a, b in itertools.permutations(range(S), 2):
+        result = np.where(standings[:, a] > standings[:, b], 1.0, np.where(standings[:, a] == standings[:, b], 0.5, 0.0))
+        np.add.at(wins, (lineups[:, a], lineups[:, b]), result)
+        np.add.at(count, (lineups[:, a], lineups[:, b]), 1.0)
+    with np.errstate(invalid="ignore"):
+        return np.where(count > 0, wins / np.maximum(count, 1), np.nan), count
+
+
+def pair_results(lineups: np.ndarray, standings: np.ndarray, i: int, j: int) -> np.ndarray:
+    """Per game containing agents i and j: the mean over their seat pairs of 1/½/0 (i ahead of j).
+
+    Returns ``float64 (G',)`` for the ``G'`` games where both took part — independent samples for a
+    confidence interval on the head-to-head score.
+    """
+    G, S = lineups.shape
+    total = np.zeros(G)
+    pairs = np.zeros(G)
+    for a, b in itertools.permutations(range(S), 2):
+        both = (lineups[:, a] == i) & (lineups[:, b] == j)
+        result = np.where(standings[:, a] > standings[:, b], 1.0, np.where(standings[:, a] == standings[:, b], 0.5, 0.0))
+        total += np.where(both, result, 0.0)
+        pairs += both
+    keep = pairs > 0
+    return total[keep] / pairs[keep]
+
+
+def ratings(lineups: np.ndarray, standings: np.ndarray, names: list[str]) -> dict[str, dict[str, float]]:
+    """OpenSkill (Plackett–Luce) ratings of the agents from every game's finishing order.
+
+    Each seat is rated as a one-player team; when one agent holds several seats of a game, each seat
+    starts from the agent's current rating and the agent keeps the mean of its seats' updates.
+    Returns ``{name: {"mu", "sigma", "ordinal"}}``.
+    """
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    current = [model.rating(name=n) for n in names]
+    for lineup, standing in zip(lineups, standings):
+        teams = [[model.rating(mu=current[a].mu, sigma=current[a].sigma)] for a in lineup]
+        ranks = [float(-s) for s in standing]  # lower rank = better; equal ranks tie
+        new = model.rate(teams, ranks=ranks)
+        for agent in set(lineup.tolist()):
+            seats = [k for k, a in enumerate(lineup) if a == agent]
+            mu = float(np.mean([new[k][0].mu for k in seats]))
+            sigma = float(np.mean([new[k][0].sigma for k in seats]))
+            current[agent] = model.rating(mu=mu, sigma=sigma, name=names[agent])
+    return {n: {"mu": r.mu, "sigma": r.sigma, "ordinal": float(r.ordinal())} for n, r in zip(names, current)}
