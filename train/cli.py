@@ -11,7 +11,7 @@ import importlib
 import sys
 
 # Sub-command modules, in the order ``aerodeck --help`` lists them.
-COMMANDS = ["train.run"]
+COMMANDS = ["train.run", "train.bench"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,1 @@
+"""Airport Scramble agents: heuristic and search (random is game-agnostic: ``agents.random``)."""

@@ -1,0 +1,67 @@
+"""``aerodeck bench`` end to end on small budgets, and its errors."""
+
+import json
+
+import pytest
+
+from train import cli
+
+
+def run(argv):
+    return cli.main(["bench", *argv, "--no-progress"])
+
+
+def results(folder):
+    data = json.loads((folder / "results.json").read_text())
+    for agent in data["agents"].values():  # timings differ from run to run
+        agent.pop("seconds", None)
+        agent.pop("games_per_second", None)
+    data.pop("seconds", None)
+    data.pop("games_per_second", None)
+    return data
+
+
+def test_airport_scramble_bench_writes_json_csv_and_plot(tmp_path, capsys):
+    assert run(["airport-scramble", "--agent", "random", "--agent", "random:games=50", "--games", "300",
+                "--seed", "3", "--out", str(tmp_path)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["games.csv", "results.json", "scores.png"]
+    data = results(tmp_path)
+    mean = data["agents"]["random"]["mean_score"]
+    assert mean["low"] <= mean["value"] <= mean["high"] and mean["n"] == 300
+    assert data["agents"]["random:games=50"]["games"] == 50
+    assert data["comparisons"][0]["mean_score_difference"]["n"] == 50
+    assert len((tmp_path / "games.csv").read_text().splitlines()) == 301
+    assert "mean score" in capsys.readouterr().out
+
+
+def test_the_same_seed_reproduces_the_same_numbers(tmp_path):
+    for name in ("a", "b"):
+        assert run(["airport-scramble", "--games", "200", "--seed", "11", "--rule", "grid_size=7",
+                    "--out", str(tmp_path / name)]) == 0
+    assert results(tmp_path / "a") == results(tmp_path / "b")
+    assert results(tmp_path / "a")["rules"]["grid_size"] == 7
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["airport-scramble", "--agent", "genius"], "unknown agent 'genius'.*available: random"),
+        (["airport-scramble", "--agent", "random:depth=3"], "no parameter 'depth'"),
+        (["airport-scramble", "--rule", "grid_size=99"], "'grid_size'"),
+        (["airport-scramble", "--rule", "colour=3"], "unknown rule option 'colour'"),
+        (["airport-scramble", "--games", "0"], "--games must be at least 1"),
+        (["airport-scramble", "--players", "4"], "--players applies to flight-tycoon only"),
+        (["airport-scramble", "--agent", "random", "--agent", "random"], "each --agent may be given once"),
+    ],
+)
+def test_bad_input_gets_a_clear_error_and_no_files(tmp_path, capsys, argv, message):
+    assert run([*argv, "--out", str(tmp_path / "out")]) == 2
+    assert pytest.importorskip("re").search(message, capsys.readouterr().err)
+    assert not (tmp_path / "out").exists()
+
+
+def test_malformed_rules_file_is_refused(tmp_path, capsys):
+    bad = tmp_path / "variant.toml"
+    bad.write_text("grid_size = [\n")
+    assert run(["airport-scramble", "--rules", str(bad), "--out", str(tmp_path / "out")]) == 2
+    assert "variant.toml" in capsys.readouterr().err and not (tmp_path / "out").exists()

@@ -1,0 +1,207 @@
+"""``aerodeck bench``: policies over many games on the batched core, with intervals, tables and plots.
+
+Airport Scramble: every agent plays the same deals (game i has the same seed for every agent), so
+agents are compared game by game (paired differences). Flight Tycoon: seat-rotated tournaments
+(every agent plays every seat equally often), win rates, mean VP, a head-to-head matrix and
+OpenSkill ratings. The same ``--seed`` reproduces the same numbers exactly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+
+from agents.registry import GAMES, agent_names, make_agent
+from train import report
+from train.play import game_seeds, play_solo, play_tournament
+from train.stats import Estimate, against_value, mean_ci
+from train.tournament import balanced_games, head_to_head, pair_results, ratings, schedule
+
+DEFAULT_GAMES = {"airport-scramble": 10_000, "flight-tycoon": 1_200}
+
+
+def add_parser(sub) -> None:
+    """Register ``aerodeck bench``."""
+    p = sub.add_parser(
+        "bench",
+        help="benchmark agents over many games (mean score / win rate with 95%% CIs, plots)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("game", choices=GAMES)
+    p.add_argument("--agent", dest="agents", action="append", metavar="SPEC",
+                   help="agent NAME or NAME:key=value,... (repeat for several; default: random). "
+                        "Airport Scramble: " + ", ".join(agent_names("airport-scramble"))
+                        + "; Flight Tycoon: " + ", ".join(agent_names("flight-tycoon")))
+    p.add_argument("--games", type=int, help="games per agent (Airport Scramble, default 10000) or in the "
+                   "tournament (Flight Tycoon, default 1200, rounded up to balance the seats)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents (default 0)")
+    p.add_argument("--players", type=int, help="Flight Tycoon: number of players (sets the n_players option)")
+    add_rules_arguments(p)
+    p.add_argument("--out", type=Path, help="output folder (default out/bench-<game>)")
+    p.add_argument("--batch-size", type=int, default=4096, help="games stepped at once (default 4096)")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.set_defaults(func=main)
+
+
+def add_rules_arguments(p: argparse.ArgumentParser) -> None:
+    """``--rules FILE`` and repeated ``--rule key=value`` (shared by every tool that takes rules)."""
+    p.add_argument("--rules", type=Path, metavar="FILE.toml", help="rule options from a TOML file")
+    p.add_argument("--rule", dest="rule_items", action="append", default=[], metavar="KEY=VALUE",
+                   help="a rule option (repeatable; applied after --rules)")
+
+
+def load_rules(game: str, rules_file: Path | None, items: list[str], **fixed):
+    """The rules object of ``game`` from a TOML file, then ``key=value`` items, then ``fixed`` options."""
+    if game == "airport-scramble":
+        from envs.airport_scramble.rules import AirportScrambleRules as Rules
+    else:
+        from envs.flight_tycoon.rules import FlightTycoonRules as Rules
+    options = Rules.from_toml(rules_file).to_dict() if rules_file else {}
+    options.update(Rules.from_strings(items).changes() if items else {})
+    for key, value in fixed.items():
+        if value is None:
+            continue
+        if key in options and options[key] != value and Rules().to_dict()[key] != options[key]:
+            raise ValueError(f"--{key.replace('n_', '')} {value} contradicts the rule option {key}={options[key]}")
+        options[key] = value
+    return Rules.from_options(options)
+
+
+def main(args: argparse.Namespace) -> int:
+    """Run the benchmark described by the parsed command line; returns the exit status."""
+    if args.games is not None and args.games < 1:
+        raise ValueError(f"--games must be at least 1, got {args.games}")
+    if args.batch_size < 1:
+        raise ValueError(f"--batch-size must be at least 1, got {args.batch_size}")
+    if args.players is not None and args.game != "flight-tycoon":
+        raise ValueError("--players applies to flight-tycoon only")
+    rules = load_rules(args.game, args.rules, args.rule_items,
+                       **({"n_players": args.players} if args.game == "flight-tycoon" else {}))
+    specs = args.agents or ["random"]
+    if len(set(specs)) != len(specs):
+        raise ValueError(f"each --agent may be given once, got {specs}")
+    games = args.games or DEFAULT_GAMES[args.game]
+    per_agent_games = []
+    for i, spec in enumerate(specs):
+        spec, own_games = split_games(spec)
+        if own_games is not None and args.game == "flight-tycoon":
+            raise ValueError("games=N per agent applies to airport-scramble; a tournament plays --games games")
+        per_agent_games.append(own_games or games)
+    agents = [make_agent(args.game, split_games(spec)[0], rules, seed=args.seed + 1 + i) for i, spec in enumerate(specs)]
+    out = args.out or Path("out") / f"bench-{args.game}"
+    if args.game == "airport-scramble":
+        result = bench_airport_scramble(rules, specs, agents, per_agent_games, args.seed, args.batch_size,
+                                        not args.no_progress)
+    else:
+        result = bench_flight_tycoon(rules, specs, agents, games, args.seed, args.batch_size, not args.no_progress)
+    report.write_bench(out, result)
+    Console(width=None if sys.stdout.isatty() else 120).print(report.bench_table(result))
+    print(f"wrote {', '.join(sorted(p.name for p in out.iterdir()))} to {out}/")
+    return 0
+
+
+def split_games(spec: str) -> tuple[str, int | None]:
+    """Take a bench-level ``games=N`` parameter out of an agent spec: ``("search:budget=8", 1000)``."""
+    name, _, rest = spec.partition(":")
+    params = [p for p in rest.split(",") if p.strip()]
+    own = [p for p in params if p.split("=")[0].strip() == "games"]
+    if not own:
+        return spec, None
+    value = own[-1].partition("=")[2].strip()
+    if not value.isdigit() or int(value) < 1:
+        raise ValueError(f"agent spec {spec!r}: games must be a positive integer, got {value!r}")
+    kept = [p for p in params if p not in own]
+    return name + (":" + ",".join(kept) if kept else ""), int(value)
+
+
+def bench_airport_scramble(rules, names, agents, n_games, seed, batch_size=4096, progress=True) -> dict:
+    """Every agent plays the same deals (``n_games``: one count per agent, or one for all); the report dictionary.
+
+    Game i has the same seed for every agent, so two agents are compared on the games both played
+    (paired differences).
+    """
+    from agents.airport_scramble.view import make_view
+    from envs.airport_scramble.core import AirportScrambleCore
+
+    core = AirportScrambleCore(rules)
+    counts = [n_games] * len(agents) if isinstance(n_games, int) else list(n_games)
+    seeds = game_seeds(seed, max(counts))
+    scores, agents_out = {}, {}
+    for name, agent, count in zip(names, agents, counts):
+        start = time.perf_counter()
+        scores[name] = play_solo(core, agent, seeds[:count], batch_size=batch_size, progress=progress and name,
+                                 make_view=make_view)
+        seconds = time.perf_counter() - start
+        values, freq = np.unique(scores[name], return_counts=True)
+        agents_out[name] = {
+            "mean_score": mean_ci(scores[name]).to_dict(),
+            "score_distribution": {int(v): int(c) for v, c in zip(values, freq)},
+            "games": count,
+            "seconds": seconds,
+            "games_per_second": count / seconds,
+        }
+    comparisons = []
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            both = min(len(scores[a]), len(scores[b]))
+            gap = against_value(scores[b][:both] - scores[a][:both], 0.0)  # paired: the same deals
+            comparisons.append({"agent": b, "versus": a, "mean_score_difference": gap.to_dict()})
+    return {
+        "game": "airport-scramble", "rules": rules.to_dict(), "rules_label": rules.label(), "seed": seed,
+        "games": max(counts), "agents": agents_out, "comparisons": comparisons,
+        "per_game": {"seed": seeds.tolist(), **{n: s.tolist() for n, s in scores.items()}},
+    }
+
+
+def bench_flight_tycoon(rules, names, agents, n_games, seed, batch_size=4096, progress=True) -> dict:
+    """A seat-rotated tournament of ``n_games`` games (rounded up to balance seats); the report dictionary."""
+    from envs.flight_tycoon.core import FlightTycoonCore
+
+    core = FlightTycoonCore(rules)
+    n = rules.n_players
+    n_games = balanced_games(n_games, len(agents), n)
+    lineups = schedule(n_games, len(agents), n)
+    start = time.perf_counter()
+    outcome = play_tournament(core, agents, lineups, game_seeds(seed, n_games), batch_size=batch_size,
+                              progress=progress)
+    seconds = time.perf_counter() - start
+    standings = outcome["standing"]
+    win_share = outcome["win_share"]
+    agents_out = {}
+    for a, name in enumerate(names):
+        seats = lineups == a
+        per_game_win = (win_share * seats).sum(1)[seats.any(1)] / seats.sum(1)[seats.any(1)]
+        per_game_vp = (outcome["vp"] * seats).sum(1)[seats.any(1)] / seats.sum(1)[seats.any(1)]
+        win = against_value(per_game_win, 1.0 / n)
+        agents_out[name] = {
+            "win_rate": win.to_dict(),
+            "fair_share": 1.0 / n,
+            "mean_vp": mean_ci(per_game_vp).to_dict(),
+            "seats_played": int(seats.sum()),
+            "games": int(seats.any(1).sum()),
+        }
+    score, count = head_to_head(lineups, standings, len(names))
+    pairs = []
+    for i, a in enumerate(names):
+        for j, b in enumerate(names):
+            if i < j:
+                est: Estimate = against_value(pair_results(lineups, standings, i, j), 0.5)
+                pairs.append({"agent": a, "versus": b, "ahead_rate": est.to_dict()})
+    for name, r in ratings(lineups, standings, names).items():
+        agents_out[name]["rating"] = r
+    return {
+        "game": "flight-tycoon", "rules": rules.to_dict(), "rules_label": rules.label(), "seed": seed,
+        "games": n_games, "players": n, "seconds": seconds, "games_per_second": n_games / seconds,
+        "agents": agents_out, "head_to_head": {"agents": names, "ahead_rate": np.nan_to_num(score, nan=-1).tolist(),
+                                                "seat_pairs": count.tolist()},
+        "comparisons": pairs,
+        "per_game": {"seed": game_seeds(seed, n_games).tolist(), "lineup": lineups.tolist(),
+                     "vp": outcome["vp"].tolist(), "win_share": win_share.tolist()},
+    }
