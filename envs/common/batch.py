@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 _BYTE_SUM = np.uint64(0x0101010101010101)
@@ -18,13 +20,8 @@ def sample_legal(mask: np.ndarray, u: np.ndarray) -> np.ndarray:
     4096 × 534 costs about one pass over the mask; pass a C-contiguous mask whose width is a multiple
     of 8 to avoid a padding copy.
     """
-    mask = np.asarray(mask, dtype=bool)
-    B, A = mask.shape
-    width = -(-A // 8) * 8
-    if width != A or not mask.flags.c_contiguous:
-        padded = np.zeros((B, width), dtype=bool)
-        padded[:, :A] = mask
-        mask = padded
+    mask = _padded(mask)
+    B = mask.shape[0]
     words = mask.view(np.uint64)  # (B, width/8), each byte 0 or 1
     word_counts = ((words * _BYTE_SUM) >> np.uint64(56)).astype(np.int32)
     cum = np.cumsum(word_counts, axis=1, dtype=np.int32)
@@ -40,3 +37,51 @@ def sample_legal(mask: np.ndarray, u: np.ndarray) -> np.ndarray:
     out = word_c.astype(np.int64) * 8 + byte
     out[n == 0] = -1
     return out
+
+
+def count_true(mask: np.ndarray) -> np.ndarray:
+    """Row counts of a ``bool (B, A)`` array as ``int64 (B,)`` (eight booleans per word; faster
+    than ``mask.sum(axis=1)``). A non-contiguous mask or a width not a multiple of 8 is padded."""
+    words = _padded(mask).view(np.uint64)
+    if words.shape[1] == 1:
+        return ((words[:, 0] * _BYTE_SUM) >> np.uint64(56)).astype(np.int64)
+    return ((words * _BYTE_SUM) >> np.uint64(56)).sum(axis=1, dtype=np.int64)
+
+
+def _padded(mask) -> np.ndarray:
+    """``mask`` as a C-contiguous ``bool (B, width)`` array, width a multiple of 8 (zero-padded)."""
+    mask = np.asarray(mask, dtype=bool)
+    B, A = mask.shape
+    width = -(-A // 8) * 8
+    if width != A or not mask.flags.c_contiguous:
+        padded = np.zeros((B, width), dtype=bool)
+        padded[:, :A] = mask
+        mask = padded
+    return mask
+
+
+class BatchedState:
+    """Base for a dataclass of arrays whose leading axis is the game (a core's ``State``): the
+    operations search agents branch with. Subclasses are ``@dataclasses.dataclass``es."""
+
+    def _map(self, fn):
+        return type(self)(**{f.name: fn(getattr(self, f.name)) for f in dataclasses.fields(self)})
+
+    def copy(self):
+        """An independent copy."""
+        return self._map(np.copy)
+
+    def take(self, idx):
+        """The games ``idx`` (integer indices or a bool mask over the batch), as a new state."""
+        idx = np.asarray(idx)
+        return self._map(lambda a: a[idx])
+
+    def repeat(self, k: int):
+        """Each game ``k`` times in a row (game b becomes games b·k … b·k + k − 1)."""
+        return self._map(lambda a: np.repeat(a, k, axis=0))
+
+    def put(self, idx, other) -> None:
+        """Overwrite the games ``idx`` with the games of ``other`` (in order)."""
+        idx = np.asarray(idx)
+        for f in dataclasses.fields(self):
+            getattr(self, f.name)[idx] = getattr(other, f.name)

@@ -1,0 +1,604 @@
+"""The batched Flight Tycoon engine: B games as arrays, no Python loop over games in the hot path.
+
+Contract (docs/architecture.md): ``init(seeds)``, ``step(state, actions)`` (in place; rewards float32
+(B, n) by absolute seat), ``to_act``, ``legal_mask``, ``observe(state, seat)``, ``reseed``,
+``sample_hidden`` and ``State.copy/take/repeat/put``. Behaviour is that of ``reference.py`` game by game,
+bit for bit (same random streams, same observations): the differential tests hold the two together.
+
+A step plays one decision per game and then every forced step that follows (FT-16), stage by stage
+on index arrays: towers → requests → gives → landings / collisions → discards → draws → end of turn
+→ next turn (passing turns loop until every game waits for a decision or is over).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs.common.bits import BELOW, BIT, kth_bit, pack_bits, popcount, unpack_bits
+from envs.common.rng import draw_below_array, game_keys, stream_array
+from envs.flight_tycoon.board import (
+    COLLIDED, DISCARD, GIVE, LANDED, MONTH_CARDS, N_CARDS, N_MONTHS, N_SQUARES, OVER, PASSED, PENDING, REQUEST,
+    SQUARE_CARDS, SQUARE_KIND, SQUARE_MONTHS, TOWER, illegal_reason, n_actions,
+)
+from envs.flight_tycoon.layout import CARD_SCALE, ObservationLayout, inverse
+from envs.flight_tycoon.position import Position
+from envs.flight_tycoon.rules import FlightTycoonRules
+from envs.flight_tycoon.state import (
+    REC_ACTIVE, REC_DISCARD, REC_DRAW, REC_GIVE, REC_LAND, REC_OUTCOME, REC_SQUARE, REC_TARGET, State,
+)
+
+_CARD_BIT = BIT[:N_CARDS]
+_ALL_CARDS = np.uint64((1 << N_CARDS) - 1)
+#: ``uint64 (12,)`` the cards of each month; ``uint64 (24,)`` the cards meeting each square (FT-3).
+_MONTH_BITS = pack_bits(MONTH_CARDS)
+_SQUARE_BITS = pack_bits(SQUARE_CARDS)
+#: ``uint64 (24,)``: laid-aside ids whose tower meets the square (FT-2: a tower counts as its month).
+_TOWER_MEETS = pack_bits(SQUARE_MONTHS[:, np.arange(N_CARDS) // 4])
+#: ``uint16 (13,)``: tower months below m (bits 0 … m−1).
+_MONTHS_BELOW = ((1 << np.arange(N_MONTHS + 1)) - 1).astype(np.uint16)
+_MONTH_BIT = (1 << np.arange(N_MONTHS)).astype(np.uint16)
+#: (slot + 1)/48 and count/48 as scaled in the observation, index = value (0 → 0.0).
+_BY48 = np.arange(64, dtype=np.float32) * inverse(CARD_SCALE)
+_EMPTY = np.zeros(0, np.int64)
+
+
+def _cat(parts: list) -> np.ndarray:
+    parts = [p for p in parts if p.size]
+    return np.concatenate(parts) if len(parts) > 1 else (parts[0] if parts else _EMPTY)
+
+
+def _merge(pairs: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """Concatenate (games, cards) pairs."""
+    return _cat([g for g, _ in pairs]), _cat([c for _, c in pairs])
+
+
+def _single_bit(words: np.ndarray) -> np.ndarray:
+    """The index of the only set bit of each one-card word."""
+    return np.bitwise_count(words - np.uint64(1)).astype(np.int64)
+
+
+def _in_flight(st: State, g: np.ndarray, card: np.ndarray) -> np.ndarray:
+    """``bool (k,)``: ``card`` names the tower being given (its holder is −1 while in flight)."""
+    return ((st.laid[g] == card[:, None]) & (st.tower_holder[g] < 0)).any(1)
+
+
+def _has_month(tower_months: np.ndarray, month: np.ndarray) -> np.ndarray:
+    return (tower_months >> month.astype(np.uint16)) & np.uint16(1) != 0
+
+
+class FlightTycoonCore:
+    """The batched engine for one rules object.
+
+    ``n_actions`` = 48 + 24·(n−1) (FT-17), ``obs_size`` = 65·n + 158 (``layout``). With ``check_actions``
+    (default) ``step`` refuses illegal actions with a ``ValueError`` naming the game, the action and why.
+    """
+
+    def __init__(self, rules: FlightTycoonRules | None = None, check_actions: bool = True) -> None:
+        if rules is None:
+            rules = FlightTycoonRules()
+        if not isinstance(rules, FlightTycoonRules):
+            raise TypeError(f"FlightTycoonCore needs a FlightTycoonRules, got {type(rules).__name__}")
+        self.rules = rules
+        self.n = rules.n_players
+        self.n_actions = n_actions(self.n)
+        self.layout = ObservationLayout(rules)
+        self.obs_size = self.layout.size
+        self.check_actions = check_actions
+        self._giveable = rules.tower_giveable
+        # FT-11: VP of a landing on square q holding k tokens (the new one included), k = 0 … tokens.
+        base = np.asarray(rules.vp_table, np.int64)[SQUARE_KIND][:, None]
+        k = np.arange(rules.tokens + 1)[None, :]
+        if rules.vp_sharing == "split":
+            table = base // np.maximum(k, 1)
+        elif rules.vp_sharing == "first_only":
+            table = np.where(k == 1, base, 0)
+        else:
+            table = np.maximum(base - (k - 1) * rules.rank_step, 0)
+        self._vp_table = table.astype(np.int32)
+        lay = self.layout
+        self._per_vp = inverse(lay.vp_scale)
+        self._per_token = inverse(lay.token_scale)
+        self._off = {name: b.start for name, b in lay.blocks.items()}
+        self._zero_from = (lay["laid"].start, lay["towers"].stop, lay["decision"].start, lay["turn_outcome"].stop)
+        self._seats = np.arange(self.n)
+        n = self.n
+        #: absolute seat at offset t of seat s: ``_order[s, t]``; offset of seat h from seat s: ``_rel[h, s]``.
+        self._order = (self._seats[:, None] + self._seats[None, :]) % n
+        self._rel = (self._seats[:, None] - self._seats[None, :]) % n
+        self._offsets = np.ascontiguousarray(self._rel.T)  # ``_offsets[s]``: the offset of every seat from s
+        self._own = np.eye(n, dtype=bool)
+
+    # --- set-up ----------------------------------------------------------------------------------------
+
+    def init(self, seeds) -> State:
+        """New games, one per seed (integers (B,) ≥ 0). FT-5 deal, FT-7 start player; tower phase."""
+        seeds = np.atleast_1d(np.asarray(seeds))
+        if seeds.ndim != 1 or seeds.size == 0 or not np.issubdtype(seeds.dtype, np.integer):
+            raise ValueError(f"seeds must be a non-empty 1-D integer array, got {seeds.dtype} {seeds.shape}")
+        B, n, h = seeds.size, self.n, self.rules.hand_size
+        st = State.empty(B, n)
+        st.key[:] = game_keys(seeds)
+        draws = n * h
+        values = stream_array(st.key[:, None], np.arange(draws + 1)[None, :])  # (B, draws + 1)
+        deck = np.full(B, _ALL_CARDS)
+        for i in range(draws):  # FT-5: seat by seat, each card the k-th remaining by id
+            card = _CARD_BIT[kth_bit(deck, draw_below_array(values[:, i], N_CARDS - i))]
+            deck &= ~card
+            st.hand[:, i // h] |= card
+        st.start[:] = draw_below_array(values[:, draws], n)  # FT-7
+        st.counter[:] = draws + 1
+        st.deck[:] = deck
+        st.known[:] = st.hand
+        st.stock[:] = self.rules.tokens
+        return st
+
+    def from_positions(self, positions: list[Position], seeds=None) -> State:
+        """Games starting at the given positions (see ``Position``); random streams from ``seeds`` (default 0…)."""
+        B, n = len(positions), self.n
+        seeds = np.arange(B) if seeds is None else np.atleast_1d(np.asarray(seeds))
+        st = State.empty(B, n)
+        st.key[:] = game_keys(seeds)
+        begins = []
+
+        def bits(cards) -> np.uint64:
+            return np.bitwise_or.reduce(_CARD_BIT[list(cards)]) if len(cards) else np.uint64(0)
+
+        for b, raw in enumerate(positions):
+            pos = raw.normalized(self.rules)
+            revealed = all(c is not None for c in pos.laid)
+            laid = [c for c in pos.laid if c is not None]
+            for p, cards in enumerate(pos.hands):
+                st.hand[b, p] = bits(cards)
+                st.known[b, p] = bits(cards) | bits(pos.known[p]) | bits(pos.discard)
+                st.known[b, p] |= bits(laid) if revealed else bits([pos.laid[p]] if pos.laid[p] is not None else [])
+            st.deck[b] = bits(pos.deck)
+            st.discard[b] = bits(pos.discard)
+            for t, card in enumerate(pos.laid):
+                if card is None:
+                    continue
+                st.laid[b, t] = card
+                holder = pos.tower_holders[t]
+                st.tower_holder[b, t] = -1 if holder is None else holder
+                if holder is not None:
+                    st.tower_months[b, holder] |= _MONTH_BIT[card // 4]
+            st.tokens[b] = pos.tokens
+            st.stock[b] = pos.stock
+            st.vp[b] = pos.vp
+            st.start[b] = pos.start
+            st.active[b] = pos.active
+            if revealed:
+                st.phase[b] = REQUEST
+                begins.append(b)
+        self._advance(st, _EMPTY, np.asarray(begins, np.int64), np.zeros((B, n), np.float32))
+        return st
+
+    def reseed(self, state: State, seeds) -> None:
+        """Give the games fresh random streams (key from ``seeds`` (B,), counter 0)."""
+        state.key[:] = game_keys(np.atleast_1d(np.asarray(seeds)))
+        state.counter[:] = 0
+
+    # --- queries ---------------------------------------------------------------------------------------
+
+    def to_act(self, state: State) -> np.ndarray:
+        """``int64 (B,)``: the absolute seat whose decision it is (FT-16); −1 for a finished game."""
+        seat = np.where(state.phase == GIVE, state.target, state.active).astype(np.int64)
+        seat[state.phase == OVER] = -1
+        return seat
+
+    def _gifts(self, st: State, g: np.ndarray) -> np.ndarray:
+        """FT-9: ``uint64 (k,)`` the gifts allowed to the target of games ``g`` (towers by their laid id)."""
+        target = st.target[g]
+        held = st.hand[g, target]
+        square = st.square[g]
+        allowed = held & _SQUARE_BITS[square]
+        if self._giveable:
+            towers = self._tower_bits(st, g, target)
+            allowed |= towers & _TOWER_MEETS[square]
+            held = held | towers
+        return np.where(allowed != 0, allowed, held)
+
+    def _tower_bits(self, st: State, g: np.ndarray, seat: np.ndarray) -> np.ndarray:
+        """``uint64 (k,)``: the laid-aside ids of the towers that ``seat`` holds."""
+        holders, laid = st.tower_holder[g], st.laid[g]
+        mine = (holders == seat[:, None]) & (laid >= 0)
+        return np.bitwise_or.reduce(np.where(mine, _CARD_BIT[laid], np.uint64(0)), axis=1)
+
+    def _card_choices(self, st: State, g: np.ndarray) -> np.ndarray:
+        """``uint64 (k,)``: the cards the decider may name (tower, give, discard); 0 for requests and over."""
+        phase = st.phase[g]
+        active = st.active[g]
+        own = st.hand[g, active]
+        choices = np.where(phase == TOWER, own, np.uint64(0))
+        choices = np.where(phase == DISCARD, own & _MONTH_BITS[np.maximum(st.received[g], 0) >> 2], choices)
+        give = np.flatnonzero(phase == GIVE)
+        if give.size:
+            choices[give] = self._gifts(st, g[give])
+        return choices
+
+    def _targets(self, st: State, g: np.ndarray) -> np.ndarray:
+        """``bool (k, n−1)``: the player at offset 1 … n−1 holds a real card (FT-8)."""
+        return st.hand[g[:, None], self._order[st.active[g], 1:]] != 0
+
+    def legal_mask(self, state: State, games=None) -> np.ndarray:
+        """``bool (B, n_actions)`` for the seat in ``to_act`` (FT-16, FT-17; request targets by offset).
+
+        ``games`` (optional index array): only those games, in that order. Finished games: all False.
+        """
+        st = state
+        g = np.arange(st.batch_size) if games is None else np.asarray(games, np.int64)
+        mask = np.zeros((g.size, self.n_actions), bool)
+        mask[:, :N_CARDS] = unpack_bits(self._card_choices(st, g), N_CARDS)
+        rows = np.flatnonzero(st.phase[g] == REQUEST)
+        if rows.size:  # FT-8: any other player holding a real card, any square
+            mask[rows, N_CARDS:] = np.repeat(self._targets(st, g[rows]), N_SQUARES, axis=1)
+        return mask
+
+    # --- the step ----------------------------------------------------------------------------------------
+
+    def step(self, state: State, actions, games=None) -> np.ndarray:
+        """Play one decision in every unfinished game (or in ``games`` only) and the forced steps after it.
+
+        ``actions``: integers (B,) — the action of the seat in ``to_act``; ignored for finished games
+        and games outside ``games``. Mutates ``state``. Returns ``float32 (B, n)`` rewards by absolute
+        seat: FT-15 ``outcome`` when a game ends, or ``vp`` at each landing.
+        """
+        st, n = state, self.n
+        B = st.batch_size
+        actions = np.asarray(actions)
+        if actions.shape != (B,) or not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(f"actions must be an integer array of shape ({B},), got {actions.dtype} {actions.shape}")
+        rewards = np.zeros((B, n), np.float32)
+        live = ~st.done
+        if games is not None:
+            chosen = np.zeros(B, bool)
+            chosen[np.asarray(games)] = True
+            live &= chosen
+        idx = np.flatnonzero(live)
+        if idx.size == 0:
+            return rewards
+        act = actions[idx].astype(np.int64)
+        if self.check_actions:
+            self._check(st, idx, act)
+        phase = st.phase[idx]
+
+        def deciding(kind: int) -> tuple[np.ndarray, np.ndarray]:
+            chosen = phase == kind
+            return idx[chosen], act[chosen]
+
+        # one decision per game, then the forced steps in rule order, each stage on all its games at once
+        revealed = self._choose_tower(st, *deciding(TOWER))
+        land_g, land_c, hit_g, hit_c = self._give(st, *_merge([self._request(st, *deciding(REQUEST)), deciding(GIVE)]))
+        landed = self._land(st, land_g, land_c, rewards)
+        single, tower_only = self._collide(st, hit_g, hit_c)
+        discarded = self._discard_from_hand(st, *_merge([single, deciding(DISCARD)]))
+        drawn = self._finish_collision(st, _cat([discarded, tower_only]))
+        self._advance(st, _cat([landed, drawn]), revealed, rewards)
+        return rewards
+
+    def _check(self, st: State, idx: np.ndarray, act: np.ndarray) -> None:
+        """Refuse illegal actions: ``ValueError`` naming the first bad game, its action and why."""
+        ok = (act >= 0) & (act < self.n_actions)
+        card = act < N_CARDS
+        ok &= card != (st.phase[idx] == REQUEST)
+        choices = self._card_choices(st, idx)
+        ok &= ~card | ((choices >> np.where(card, act, 0).astype(np.uint64)) & np.uint64(1) != 0)
+        req = np.flatnonzero(ok & ~card)
+        if req.size:
+            offset = (act[req] - N_CARDS) // N_SQUARES
+            ok[req] = self._targets(st, idx[req])[np.arange(req.size), offset]
+        if not ok.all():
+            bad = int(np.flatnonzero(~ok)[0])
+            b = int(idx[bad])
+            raise ValueError(f"game {b}: {self.explain_illegal(st, b, int(act[bad]))}")
+
+    def explain_illegal(self, state: State, game: int, action: int) -> str | None:
+        """Why ``action`` is illegal in game ``game`` now, or ``None`` if it is legal."""
+        st, b = state, game
+        if 0 <= action < self.n_actions and self.legal_mask(st, [b])[0, action]:
+            return None
+        seat = int(self.to_act(st.take([b]))[0])
+        held = [int(c) for t, c in enumerate(st.laid[b]) if c >= 0 and st.tower_holder[b, t] == seat]
+        hand = list(np.flatnonzero(unpack_bits(st.hand[b, seat], N_CARDS))) if seat >= 0 else []
+        return illegal_reason(int(st.phase[b]), action, self.n, hand=hand, square=int(st.square[b]),
+                              month=int(st.received[b]) >> 2 if st.received[b] >= 0 else -1,
+                              tower_cards=held, tower_giveable=self._giveable)
+
+    def _slot(self, st: State, g: np.ndarray, seat: np.ndarray, card: np.ndarray, tower=None) -> np.ndarray:
+        """FT-13 slot of ``card`` in the hand of ``seat``: the items sorted before it (a tower first in its month).
+
+        ``tower`` (bool (k,), optional): ``card`` is the laid-aside id naming a tower.
+        """
+        month = card >> 2
+        if tower is None:
+            below, months = card, month + 1
+        else:  # a tower's key is just before its month's first card
+            below, months = np.where(tower, month * 4, card), np.where(tower, month, month + 1)
+        return np.bitwise_count(st.hand[g, seat] & BELOW[below]) + np.bitwise_count(st.tower_months[g, seat] & _MONTHS_BELOW[months])
+
+    def _choose_tower(self, st: State, g: np.ndarray, card: np.ndarray) -> np.ndarray:
+        """FT-6: lay ``card`` aside; the tower stands first within its month. Returns the games revealed."""
+        if g.size == 0:
+            return g
+        seat = st.active[g]
+        st.hand[g, seat] &= ~_CARD_BIT[card]
+        st.laid[g, seat] = card
+        st.tower_months[g, seat] |= _MONTH_BIT[card >> 2]
+        last = seat == self.n - 1
+        st.active[g[~last]] += 1
+        reveal = g[last]
+        if reveal.size:  # all have chosen: the laid cards are revealed at once (FT-6, FT-13)
+            laid = np.bitwise_or.reduce(_CARD_BIT[st.laid[reveal]], axis=1)
+            st.known[reveal] |= laid[:, None]
+            st.active[reveal] = st.start[reveal]  # FT-7
+        return reveal
+
+    def _request(self, st: State, g: np.ndarray, act: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """FT-8: a token onto the square; the target gives (FT-9). Returns the forced gifts (games, cards)."""
+        if g.size == 0:
+            return g, g
+        offset, square = np.divmod(act - N_CARDS, N_SQUARES)
+        active = st.active[g]
+        target = ((active + offset + 1) % self.n).astype(np.int8)
+        st.target[g] = target
+        st.square[g] = square
+        st.tokens[g, square] += 1
+        st.stock[g] -= 1
+        rec = st.record
+        rec[g] = -1
+        rec[g, REC_ACTIVE] = active
+        rec[g, REC_TARGET] = target
+        rec[g, REC_SQUARE] = square
+        rec[g, REC_OUTCOME] = PENDING
+        allowed = self._gifts(st, g)
+        forced = np.bitwise_count(allowed) == 1  # FT-16: a single allowed card is no decision
+        st.phase[g[~forced]] = GIVE
+        return g[forced], _single_bit(allowed[forced])
+
+    def _give(self, st: State, g: np.ndarray, card: np.ndarray):
+        """FT-9: the target gives ``card``; its slot is public (FT-13), the card known to both (FT-14).
+
+        Returns (games, cards) that land and (games, cards) that collide (FT-10).
+        """
+        if g.size == 0:
+            return g, g, g, g
+        target, active = st.target[g], st.active[g]
+        month = card >> 2
+        bit = _CARD_BIT[card]
+        if self._giveable:
+            tower = st.hand[g, target] & bit == 0  # the laid-aside id names a tower
+            st.record[g, REC_GIVE] = self._slot(st, g, target, card, tower)
+            gt = g[tower]
+            st.tower_months[gt, target[tower]] &= ~_MONTH_BIT[month[tower]]
+            st.tower_holder[gt, (st.laid[gt] == card[tower][:, None]).argmax(1)] = -1  # in flight
+        else:
+            st.record[g, REC_GIVE] = self._slot(st, g, target, card)
+        st.hand[g, target] &= ~bit
+        st.known[g, active] |= bit
+        hit = (st.hand[g, active] & _MONTH_BITS[month] != 0) | _has_month(st.tower_months[g, active], month)  # FT-10
+        land = ~hit
+        return g[land], card[land], g[hit], card[hit]
+
+    def _land(self, st: State, g: np.ndarray, card: np.ndarray, rewards: np.ndarray) -> np.ndarray:
+        """FT-10 landing at the sorted place; FT-11 VP for the active player."""
+        if g.size == 0:
+            return g
+        active = st.active[g]
+        if self._giveable:
+            tower = _in_flight(st, g, card)
+            gt = g[tower]
+            st.tower_months[gt, active[tower]] |= _MONTH_BIT[card[tower] >> 2]
+            st.tower_holder[gt, (st.laid[gt] == card[tower][:, None]).argmax(1)] = active[tower]
+            real = ~tower
+            st.hand[g[real], active[real]] |= _CARD_BIT[card[real]]
+            st.record[g, REC_LAND] = self._slot(st, g, active, card, tower)
+        else:
+            st.hand[g, active] |= _CARD_BIT[card]
+            st.record[g, REC_LAND] = self._slot(st, g, active, card)
+        st.record[g, REC_OUTCOME] = LANDED
+        square = st.square[g]
+        gain = self._vp_table[square, st.tokens[g, square]]
+        st.vp[g, active] += gain
+        if self.rules.reward == "vp":  # FT-15
+            rewards[g, active] += gain
+        return g
+
+    def _collide(self, st: State, g: np.ndarray, card: np.ndarray):
+        """FT-10: the received card is discarded face up with one real card of its month from the hand.
+
+        Returns (games, card) whose single matching card is discarded now, and the games where only a
+        tower matched (the received card alone is discarded); games with several matches wait for the
+        active player's discard choice (FT-16d).
+        """
+        if g.size == 0:
+            return (g, g), g
+        active = st.active[g]
+        month = card >> 2
+        bit = _CARD_BIT[card]
+        if self._giveable:  # a received tower is simply out of play, not a discarded card
+            bit = np.where(_in_flight(st, g, card), np.uint64(0), bit)
+        st.discard[g] |= bit
+        st.known[g] |= bit[:, None]
+        st.received[g] = card
+        st.record[g, REC_OUTCOME] = COLLIDED
+        same = st.hand[g, active] & _MONTH_BITS[month]
+        matches = np.bitwise_count(same)
+        st.phase[g[matches >= 2]] = DISCARD
+        one = matches == 1
+        return (g[one], _single_bit(same[one])), g[matches == 0]
+
+    def _discard_from_hand(self, st: State, g: np.ndarray, card: np.ndarray) -> np.ndarray:
+        """FT-10: a real card of the colliding month leaves the active player's hand, face up."""
+        if g.size == 0:
+            return g
+        active = st.active[g]
+        bit = _CARD_BIT[card]
+        st.record[g, REC_DISCARD] = self._slot(st, g, active, card)
+        st.hand[g, active] &= ~bit
+        st.discard[g] |= bit
+        st.known[g] |= bit[:, None]
+        return g
+
+    def _finish_collision(self, st: State, g: np.ndarray) -> np.ndarray:
+        """FT-10: the token goes back to the stock; the active player draws (nothing from an empty deck)."""
+        if g.size == 0:
+            return g
+        square = st.square[g]
+        st.tokens[g, square] -= 1
+        st.stock[g] += 1
+        d = g[st.deck[g] != 0]
+        if d.size:
+            value = stream_array(st.key[d], st.counter[d])
+            st.counter[d] += 1
+            deck = st.deck[d]
+            card = kth_bit(deck, draw_below_array(value, popcount(deck)))
+            bit = _CARD_BIT[card]
+            active = st.active[d]
+            st.deck[d] = deck & ~bit
+            st.hand[d, active] |= bit
+            st.known[d, active] |= bit
+            st.record[d, REC_DRAW] = self._slot(st, d, active, card)
+        return g
+
+    def _advance(self, st: State, ends: np.ndarray, begins: np.ndarray, rewards: np.ndarray) -> None:
+        """End the turns of ``ends`` (FT-12) and begin the turns of ``begins`` (FT-8), until every game waits."""
+        n = self.n
+        while ends.size or begins.size:
+            if ends.size:  # FT-12: deck or stock empty, or no real card anywhere
+                over = (st.deck[ends] == 0) | (st.stock[ends] == 0) | ~(st.hand[ends] != 0).any(1)
+                self._finish(st, ends[over], rewards)
+                nxt = ends[~over]
+                st.active[nxt] = (st.active[nxt] + 1) % n  # FT-7: clockwise
+                begins = np.concatenate([begins, nxt]) if begins.size else nxt
+            holding = st.hand[begins] != 0
+            holding[np.arange(begins.size), st.active[begins]] = False
+            can = holding.any(1)
+            st.phase[begins[can]] = REQUEST
+            ends = begins[~can]  # FT-8: nobody else holds a real card — the turn passes
+            if ends.size:
+                st.record[ends] = -1
+                st.record[ends, REC_ACTIVE] = st.active[ends]
+                st.record[ends, REC_OUTCOME] = PASSED
+            begins = _EMPTY
+
+    def _finish(self, st: State, g: np.ndarray, rewards: np.ndarray) -> None:
+        """FT-12: highest VP wins, then more real cards, else a shared win; FT-15 outcome rewards."""
+        if g.size == 0:
+            return
+        st.phase[g] = OVER
+        st.done[g] = True
+        score = st.vp[g].astype(np.int64) * 64 + popcount(st.hand[g])
+        win = score == score.max(1, keepdims=True)
+        if self.rules.reward == "outcome":
+            share = 1.0 / win.sum(1, keepdims=True)
+            rewards[g] += np.where(win, share, -1.0 / (self.n - 1)).astype(np.float32)
+
+    # --- observation -----------------------------------------------------------------------------------
+
+    def observe(self, state: State, seat, games=None, out: np.ndarray | None = None) -> np.ndarray:
+        """``float32 (B, obs_size)``: what ``seat`` may know, seats relative to it (``layout``, FT-13/14).
+
+        ``seat``: an absolute seat (int) or one per game (integers (B,)). ``games`` (optional index
+        array): only those games, in that order (then ``seat`` has one entry per listed game). ``out``
+        (optional): a C-contiguous ``float32 (B, obs_size)`` array to write into and return — reusing
+        one buffer step after step spares the allocation (the previous observation is overwritten).
+        """
+        st, n, off = state, self.n, self._off
+        if games is None:  # whole batch: plain views, no gathers
+            g = slice(None)
+            k = st.batch_size
+            r1 = np.arange(k)
+        else:
+            g = r1 = np.asarray(games, np.int64)
+            k = g.size
+        seat = np.broadcast_to(np.asarray(seat, np.int64), (k,))
+        if k and (seat.min() < 0 or seat.max() >= n):
+            raise ValueError(f"seat must be in 0..{n - 1}")
+        size = self.obs_size
+        if out is None:
+            out = np.empty((k, size), np.float32)
+        elif out.shape != (k, size) or out.dtype != np.float32 or not out.flags.c_contiguous:
+            raise ValueError(f"out must be a C-contiguous float32 array of shape {(k, size)}")
+        out[:, self._zero_from[0]:self._zero_from[1]] = 0  # the blocks written sparsely (laid, towers) …
+        out[:, self._zero_from[2]:self._zero_from[3]] = 0  # … and the one-hots; every other block is written whole
+        flat = out.reshape(-1)
+        base = np.arange(k) * size
+        base2 = base[:, None]
+        # One-hot writes that must not happen go to ``scratch``, a cell of the block written last.
+        scratch = base2 + off["turn_slots"]
+        order = self._order[seat]  # absolute seat at each offset, (k, n)
+        rows = r1[:, None]
+        hands = st.hand[rows, order]
+        seen = hands & st.known[r1, seat][:, None]  # FT-14: my hand and the cards I can locate
+        out[:, off["hand"]:off["hand"] + n * N_CARDS] = unpack_bits(seen, N_CARDS).reshape(k, -1)
+        out[:, off["discard"]:off["discard"] + N_CARDS] = unpack_bits(st.discard[g], N_CARDS)
+        phase = st.phase[g]
+        laid = st.laid[g]
+        holder = st.tower_holder[g]
+        visible = (laid >= 0) & ((phase != TOWER)[:, None] | self._own[seat])  # FT-6: hidden until the reveal
+        flat[np.where(visible, base2 + off["laid"] + laid, scratch)] = visible
+        month = laid >> 2
+        if self._giveable:  # towers may have changed hands
+            shown = visible & (holder >= 0)
+            at = np.maximum(holder, 0)
+            slot = (np.bitwise_count(st.hand[rows, at] & BELOW[month * 4])
+                    + np.bitwise_count(st.tower_months[rows, at] & _MONTHS_BELOW[month]))
+        else:  # each tower stands in its owner's hand, the only tower there
+            shown, at = visible, None
+            slot = np.bitwise_count(st.hand[g] & BELOW[month * 4])
+        offset = self._offsets[seat]  # offset of each seat from the observer, (k, n)
+        if self._giveable:
+            offset = np.take_along_axis(offset, at.astype(np.int64), axis=1)
+        where = base2 + off["towers"] + offset * N_MONTHS + month
+        flat[np.where(shown, where, scratch)] = np.where(shown, _BY48[slot + 1], 0)
+        size_ = np.bitwise_count(hands) + np.bitwise_count(st.tower_months[rows, order])
+        np.multiply(size_, _BY48[1], out=out[:, off["hand_size"]:off["hand_size"] + n])
+        np.multiply(st.vp[rows, order].astype(np.float32), self._per_vp, out=out[:, off["vp"]:off["vp"] + n])
+        np.multiply(st.tokens[g], self._per_token, out=out[:, off["tokens"]:off["tokens"] + N_SQUARES])
+        out[:, off["deck"]] = _BY48[np.bitwise_count(st.deck[g])]
+        out[:, off["stock"]] = st.stock[g] * self._per_token
+        playing = phase != OVER
+        decider = np.where(phase == GIVE, st.target[g], st.active[g])
+        flat[np.where(playing, base + off["decision"] + phase, scratch[:, 0])] = 1
+        flat[np.where(playing, base + off["decider"] + self._rel[decider, seat], scratch[:, 0])] = 1
+        rec = st.record[g]
+        has = rec[:, REC_ACTIVE] >= 0
+        flat[np.where(has, base + off["turn_active"] + self._rel[rec[:, REC_ACTIVE], seat], scratch[:, 0])] = 1
+        flat[np.where(has, base + off["turn_outcome"] + rec[:, REC_OUTCOME], scratch[:, 0])] = 1
+        has = rec[:, REC_TARGET] >= 0
+        flat[np.where(has, base + off["turn_target"] + self._rel[rec[:, REC_TARGET], seat], scratch[:, 0])] = 1
+        flat[np.where(has, base + off["turn_square"] + rec[:, REC_SQUARE], scratch[:, 0])] = 1
+        out[:, off["turn_slots"]:off["turn_slots"] + 4] = _BY48[rec[:, REC_GIVE:] + 1]  # overwrites the scratch cell
+        return out
+
+    # --- search support --------------------------------------------------------------------------------
+
+    def sample_hidden(self, state: State, seat, seeds) -> State:
+        """Determinizations of ``state`` for ``seat`` (int or (B,)): see ``knowledge.sample_hidden``."""
+        from envs.flight_tycoon.knowledge import sample_hidden
+
+        return sample_hidden(self, state, seat, seeds)
+
+    # --- comparison with the reference -------------------------------------------------------------------
+
+    def snapshot(self, state: State, game: int) -> dict:
+        """Game ``game`` in the reference engine's ``snapshot()`` form."""
+        st, b, n = state, game, self.n
+        phase = int(st.phase[b])
+        during = phase in (GIVE, DISCARD)
+
+        def cards(word) -> list[int]:
+            return [int(c) for c in np.flatnonzero(unpack_bits(word, N_CARDS))]
+
+        return {
+            "hands": [cards(st.hand[b, p]) for p in range(n)], "deck": cards(st.deck[b]),
+            "discard": cards(st.discard[b]), "laid": [int(c) if c >= 0 else None for c in st.laid[b]],
+            "tower_holders": [None if h < 0 else int(h) for h in st.tower_holder[b]],
+            "tokens": list(map(int, st.tokens[b])), "stock": int(st.stock[b]), "vp": list(map(int, st.vp[b])),
+            "phase": phase, "to_act": int(self.to_act(st.take([b]))[0]),
+            "active": int(st.active[b]) if phase != OVER else None,
+            "target": int(st.target[b]) if during else None, "square": int(st.square[b]) if during else None,
+            "start": int(st.start[b]), "counter": int(st.counter[b]),
+            "record": dict(zip(("active", "target", "square", "outcome", "give", "land", "discard", "draw"),
+                               map(int, st.record[b]))),
+            "known": [cards(st.known[b, o]) for o in range(n)], "done": bool(st.done[b]),
+        }

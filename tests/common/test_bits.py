@@ -1,0 +1,31 @@
+"""Packed sets of up to 64 items: packing, counting, the k-th item."""
+
+import numpy as np
+
+from envs.common.bits import BELOW, BIT, kth_bit, lowest_bit, pack_bits, popcount, unpack_bits
+
+
+def test_pack_and_unpack_are_inverse_for_any_width():
+    rng = np.random.default_rng(0)
+    for width in (1, 7, 48, 64):
+        flags = rng.random((5, 3, width)) < 0.4
+        words = pack_bits(flags)
+        assert words.shape == (5, 3) and words.dtype == np.uint64
+        assert np.array_equal(unpack_bits(words, width), flags)
+        assert np.array_equal(popcount(words), flags.sum(-1))
+
+
+def test_bit_i_is_item_i():
+    assert pack_bits(np.eye(64, dtype=bool)).tolist() == BIT.tolist()
+    assert int(BELOW[5]) == 0b11111 and int(BELOW[0]) == 0
+
+
+def test_kth_bit_is_the_kth_item_in_id_order():
+    rng = np.random.default_rng(1)
+    flags = rng.random((500, 48)) < 0.3
+    flags[:, 7] = True
+    words = pack_bits(flags)
+    k = (rng.random(500) * flags.sum(1)).astype(np.int64)
+    expected = [np.flatnonzero(row)[i] for row, i in zip(flags, k)]
+    assert kth_bit(words, k).tolist() == expected
+    assert lowest_bit(words).tolist() == [np.flatnonzero(row)[0] for row in flags]

@@ -1,0 +1,103 @@
+"""Shared test helpers: card names, positions, both engines in lockstep, random play."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs.common.batch import sample_legal
+from envs.common.bits import unpack_bits
+from envs.flight_tycoon.board import AIRLINES, N_CARDS
+from envs.flight_tycoon.core import FlightTycoonCore
+from envs.flight_tycoon.position import Position
+from envs.flight_tycoon.reference import ReferenceGame
+from envs.flight_tycoon.rules import FlightTycoonRules
+
+
+def card(name: str) -> int:
+    """``"5B"`` → the card id of month 5, airline B (FT-1)."""
+    return (int(name[:-1]) - 1) * 4 + AIRLINES.index(name[-1])
+
+
+def cards(names: str) -> list[int]:
+    """``"1A 5B 12D"`` → their ids."""
+    return [card(x) for x in names.split()]
+
+
+def bits_to_cards(word) -> list[int]:
+    return [int(c) for c in np.flatnonzero(unpack_bits(word, N_CARDS))]
+
+
+class Both:
+    """One game on both engines at once: every step plays both and checks that they agree exactly."""
+
+    def __init__(self, rules: FlightTycoonRules | None = None, position: Position | None = None, seed: int = 0):
+        self.rules = rules or FlightTycoonRules()
+        self.n = self.rules.n_players
+        self.core = FlightTycoonCore(self.rules)
+        if position is None:
+            self.ref = ReferenceGame(self.rules, seed)
+            self.st = self.core.init([seed])
+        else:
+            self.ref = ReferenceGame.from_position(self.rules, position, seed)
+            self.st = self.core.from_positions([position], [seed])
+        self.check()
+
+    def check(self) -> None:
+        assert self.core.snapshot(self.st, 0) == self.ref.snapshot()
+        assert np.array_equal(self.core.legal_mask(self.st)[0], self.ref.legal_mask())
+        for seat in range(self.n):
+            assert np.array_equal(self.core.observe(self.st, seat)[0], self.ref.observe(seat))
+        self.ref.check_views()
+
+    def step(self, action: int) -> np.ndarray:
+        """Play ``action`` on both; returns the rewards by absolute seat (float32 (n,))."""
+        got = self.core.step(self.st, np.array([action]))[0]
+        want = self.ref.step(action)
+        assert np.array_equal(got, np.asarray(want, np.float32))
+        self.check()
+        return got
+
+    @property
+    def snap(self) -> dict:
+        return self.ref.snapshot()
+
+    @property
+    def to_act(self) -> int:
+        return self.ref.to_act
+
+    @property
+    def phase(self) -> int:
+        return self.ref.phase
+
+    def legal(self) -> list[int]:
+        return self.ref.legal_actions()
+
+    def obs(self, seat: int) -> np.ndarray:
+        return self.ref.observe(seat)
+
+
+def revealed(hands: list[str], laid: list[str], deck: str | None = None, **kw) -> Position:
+    """A position after the reveal from card names: ``hands`` and ``laid`` one string per seat.
+
+    ``deck``: the deck's cards (then every other card is in the discard pile); default: all the rest.
+    """
+    hand_ids, laid_ids = [cards(h) for h in hands], [card(c) for c in laid]
+    if deck is None:
+        return Position(hands=hand_ids, laid=laid_ids, **kw)
+    deck_ids = cards(deck) if deck else []
+    placed = set(deck_ids) | set(laid_ids) | {c for h in hand_ids for c in h}
+    return Position(hands=hand_ids, laid=laid_ids, deck=deck_ids,
+                    discard=[c for c in range(N_CARDS) if c not in placed], **kw)
+
+
+def random_states(core: FlightTycoonCore, games: int, seed: int, max_steps: int = 120) -> "State":
+    """``games`` games played at random for a random number of decisions each (some finished)."""
+    rng = np.random.default_rng(seed)
+    st = core.init(rng.integers(0, 2**40, games))
+    stop = rng.integers(0, max_steps, games)
+    for i in range(max_steps):
+        playing = np.flatnonzero(stop > i)
+        if playing.size == 0:
+            break
+        core.step(st, sample_legal(core.legal_mask(st), rng.random(games)), games=playing)
+    return st
