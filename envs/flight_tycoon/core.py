@@ -42,6 +42,11 @@ _BY48 = np.arange(64, dtype=np.float32) * inverse(CARD_SCALE)
 _EMPTY = np.zeros(0, np.int64)
 
 
+def standing(vp: np.ndarray, hand: np.ndarray) -> np.ndarray:
+    """FT-12 order key from VP (…, n) and packed real hands (…, n): ``vp · 64 + real cards``, int64."""
+    return vp.astype(np.int64) * 64 + popcount(hand)
+
+
 def _cat(parts: list) -> np.ndarray:
     parts = [p for p in parts if p.size]
     return np.concatenate(parts) if len(parts) > 1 else (parts[0] if parts else _EMPTY)
@@ -480,13 +485,18 @@ class FlightTycoonCore:
                 st.record[ends, REC_OUTCOME] = PASSED
             begins = _EMPTY
 
+    def standings(self, state: State) -> np.ndarray:
+        """``int64 (B, n)``: each seat's FT-12 finishing key — VP, then real cards in hand; higher is
+        better and equal keys share the win (meaningful once a game is over)."""
+        return standing(state.vp, state.hand)
+
     def _finish(self, st: State, g: np.ndarray, rewards: np.ndarray) -> None:
         """FT-12: highest VP wins, then more real cards, else a shared win; FT-15 outcome rewards."""
         if g.size == 0:
             return
         st.phase[g] = OVER
         st.done[g] = True
-        score = st.vp[g].astype(np.int64) * 64 + popcount(st.hand[g])
+        score = standing(st.vp[g], st.hand[g])
         win = score == score.max(1, keepdims=True)
         if self.rules.reward == "outcome":
             share = 1.0 / win.sum(1, keepdims=True)

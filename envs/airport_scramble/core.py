@@ -1,0 +1,675 @@
+"""The batched engine: B games of Airport Scramble as numpy arrays (leading axis = game).
+
+Same behaviour as ``reference.py`` game by game (the differential test checks it after every step).
+The hot path has no Python loop over games: play legality is one AND over (B, F, G²) against
+per-cell neighbour colour bits kept up to date as cards are placed, reach is a table lookup on the
+occupancy bits of the plane's row and column, draws are the k-th remaining card by id from the
+counter-based stream (``envs/common/rng.py``), several draws of a game in one pass. The rare AS-15
+line-choice phase works on the subset of games in it; large scratch arrays are reused.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from envs.airport_scramble.layout import STEPS, ActionLayout, ObservationLayout, scaled
+from envs.airport_scramble.lines import choosable_lines, line_cells
+from envs.airport_scramble.position import LINE_CHOICE, TURN_ACTION, Position
+from envs.airport_scramble.reference import check_seed
+from envs.airport_scramble.rules import AirportScrambleRules
+from envs.common import rng
+from envs.common.batch import BatchedState, count_true
+
+_OCCUPIED = np.uint16(1 << 15)  # neighbour-bits flag of an occupied cell (the top bit)
+_ISOLATED = np.uint16(1 << 14)  # neighbour-bits flag of an empty cell with no neighbour
+
+
+@dataclasses.dataclass
+class State(BatchedState):
+    """B games. Canonical fields (as in :class:`Position`) and derived ones kept in step with them.
+
+    Canonical: ``key`` uint64 (B,), ``counter`` int64 (B,) random values used; ``grid`` int8 (B, G, G)
+    card id or -1; ``plane`` int16 (B,) cell index ``row * G + col``; ``slots`` int8 (B, F) card id or
+    -1; ``deck`` bool (B, N) airport cards in the deck; ``ticket_deck`` bool (B, T); ``ticket`` int8
+    (B,) current ticket or -1; ``die`` int8 (B,) (0 without a ticket); ``points`` int8 (B,) action
+    points left; ``aboard`` bool (B,); ``phase`` int8 (B,) 0 turn action, 1 AS-15 line choice;
+    ``redraw_used`` bool (B,); ``score`` int16 (B,); ``done`` bool (B,).
+    Derived: ``nb`` uint16 (B, G² + 1) per cell the colour bits its neighbours demand (H bits of the
+    left/right cards, V bits of the upper/lower ones) plus an occupied and an isolated flag (column G²
+    is a scratch cell); ``location`` int16 (B, N) where each card is: its cell if in play, G² + s if
+    face up in slot s, -1 if in the airport deck; ``row_bits`` / ``col_bits`` uint16 (B, G) occupancy
+    of each row (bit = column) and column (bit = row); ``cell_values`` float32 (B, 2G²) the
+    observation's per-cell colour values; ``lines`` bool (B, 2, G, G) the choosable lines (by first
+    cell) in the line-choice phase.
+    """
+
+    key: np.ndarray
+    counter: np.ndarray
+    grid: np.ndarray
+    plane: np.ndarray
+    slots: np.ndarray
+    deck: np.ndarray
+    ticket_deck: np.ndarray
+    ticket: np.ndarray
+    die: np.ndarray
+    points: np.ndarray
+    aboard: np.ndarray
+    phase: np.ndarray
+    redraw_used: np.ndarray
+    score: np.ndarray
+    done: np.ndarray
+    nb: np.ndarray
+    location: np.ndarray
+    row_bits: np.ndarray
+    col_bits: np.ndarray
+    cell_values: np.ndarray
+    lines: np.ndarray
+
+    @property
+    def batch_size(self) -> int:
+        """B, the number of games."""
+        return self.done.shape[0]
+
+    @property
+    def plane_row(self) -> np.ndarray:
+        """int (B,): the plane's row."""
+        return self.plane // self.grid.shape[1]
+
+    @property
+    def plane_col(self) -> np.ndarray:
+        """int (B,): the plane's column."""
+        return self.plane % self.grid.shape[1]
+
+
+def occupancy_bits(grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(row_bits, col_bits)``, each ``uint16 (n, G)``, of grids ``int8 (n, G, G)``: bit c of
+    ``row_bits[:, r]`` and bit r of ``col_bits[:, c]`` tell whether cell (r, c) holds a card."""
+    occupied = (grid >= 0).astype(np.uint16)
+    weights = (1 << np.arange(grid.shape[1])).astype(np.uint16)
+    return (occupied * weights).sum(axis=2, dtype=np.uint16), (occupied * weights[:, None]).sum(axis=1, dtype=np.uint16)
+
+
+class AirportScrambleCore:
+    """The batched engine for one rules object.
+
+    ``init(seeds) -> State``; ``legal_mask(state) -> bool (B, n_actions)``;
+    ``observe(state) -> float32 (B, obs_size)``; ``step(state, actions) -> float32 (B,)`` rewards
+    (mutates ``state``); ``reset(state, games, seeds)``; ``reseed(state, seeds)``;
+    ``load(positions)`` / ``position(state, i)`` to build or read single games.
+    """
+
+    def __init__(self, rules: AirportScrambleRules | None = None) -> None:
+        self.rules = rules = rules if rules is not None else AirportScrambleRules()
+        comp = self.components = rules.components
+        self.layout = ActionLayout.of(rules)
+        self.obs_layout = ObservationLayout(rules)
+        self.n_actions = self.layout.n_actions
+        self.obs_size = self.obs_layout.size
+        G, F, N, nc = rules.grid_size, rules.face_up, comp.n_cards, comp.n_colors
+        self.G, self.F, self.N, self.T = G, F, N, comp.n_tickets
+        G2 = self.G2 = G * G
+        # Card tables indexed by card id; index N (reached by id -1) is "no card".
+        h = np.array(comp.card_h, np.int64)
+        v = np.array(comp.card_v, np.int64)
+        self.h_bits = np.append(1 << h, 0).astype(np.uint16)
+        self.v_bits = np.append(1 << (v + nc), 0).astype(np.uint16)
+        self.slot_misfit = ~(self.h_bits | self.v_bits)  # card fits a cell iff (cell nb & misfit) == 0
+        colour = self.obs_layout.color_values
+        pairs = np.zeros((256, 2), np.float32)  # by card id as uint8 (255 = -1 = no card): (H, V) values
+        pairs[:N, 0], pairs[:N, 1] = colour[h + 1], colour[v + 1]
+        self.hv_values = pairs.view(np.uint64).ravel()
+        self.origin = np.array(comp.ticket_origin, np.int64)
+        self.destination = np.array(comp.ticket_destination, np.int64)
+        self.turns = np.array(comp.ticket_turns, np.int8)
+        # Cell tables; off-grid neighbours are the scratch cell G² (written, never read).
+        cells = np.arange(G2)
+        rows, cols = cells // G, cells % G
+        self.centre = (G // 2) * G + G // 2
+        self.neighbour = np.zeros((G2, 4), np.int64)
+        self.ray = np.zeros((G2, 4, G), np.int64)  # cells 1..G steps away (the last is always off-grid)
+        for d, (dr, dc) in enumerate(STEPS):
+            for j in range(1, G + 1):
+                rr, cc = rows + dr * j, cols + dc * j
+                inside = (rr >= 0) & (rr < G) & (cc >= 0) & (cc < G)
+                self.ray[:, d, j - 1] = np.where(inside, rr * G + cc, G2)
+            self.neighbour[:, d] = self.ray[:, d, 0]
+        # AS-8 runs along a row or column with occupancy ``bits`` from position p:
+        # run_after[bits * G + p] counts the ones at p+1, p+2, ...; run_before those at p-1, p-2, ...
+        bits = np.arange(2**G)[:, None]
+        position = np.arange(G)[None, :]
+        self.run_after = np.zeros((2**G, G), np.uint8)
+        self.run_before = np.zeros((2**G, G), np.uint8)
+        after = np.ones((2**G, G), bool)
+        before = np.ones((2**G, G), bool)
+        for j in range(1, G):
+            up, down = position + j, position - j
+            after &= (up < G) & ((bits >> np.minimum(up, G - 1)) & 1 == 1)
+            before &= (down >= 0) & ((bits >> np.maximum(down, 0)) & 1 == 1)
+            self.run_after += after
+            self.run_before += before
+        self.run_after, self.run_before = self.run_after.ravel(), self.run_before.ravel()
+        self.nb_template = np.zeros(G2 + 1, np.uint16)
+        self.nb_template[:G2] = _ISOLATED
+        # AS-8: legal distances 1..G-1 given the reach (0..G-1) and whether stopping early is affordable.
+        distance = np.arange(1, G)
+        reach = np.arange(G)[:, None, None]
+        early_ok = np.array([False, True])[None, :, None]
+        self.fly_table = ((distance <= reach) & ((distance == reach) | early_ok)).reshape(2 * G, G - 1)
+        # AS-15 relocation: for each cell, every cell by (Manhattan distance, row, column).
+        dist = np.abs(rows[:, None] - rows[None, :]) + np.abs(cols[:, None] - cols[None, :])
+        grid_rows, grid_cols = np.broadcast_to(rows, (G2, G2)), np.broadcast_to(cols, (G2, G2))
+        self.nearest = np.lexsort((grid_cols, grid_rows, dist)).astype(np.int64)
+        # AS-10 replace masks m = 1 .. 2^F-1; ``replace_slots[m]`` lists m's slots in order, then -1s.
+        masks = np.arange(1, 2**F)
+        self.replace_masks = masks
+        self.replace_count = np.array([0] + [bin(m).count("1") for m in masks])
+        self.replace_allowed = self.replace_count[1:] <= rules.max_replace
+        self.replace_slots = np.full((2**F, F), -1, np.int64)
+        for m in masks:
+            chosen = [i for i in range(F) if m >> i & 1]
+            self.replace_slots[m, : len(chosen)] = chosen
+        self.slot_bits = (1 << np.arange(F)).astype(np.int64)
+        # AS-10 legality by (filled slots bitmask, min(deck size, F), points >= replace_cost):
+        filled = np.arange(2**F)[:, None, None, None]
+        deck = np.arange(F + 1)[None, :, None, None]
+        affordable = np.array([False, True])[None, None, :, None]
+        self.replace_table = (
+            ((masks & ~filled) == 0) & self.replace_allowed & (self.replace_count[1:] <= deck) & affordable
+        ).reshape(-1, 2**F - 1)
+        self._buffers: dict[tuple, np.ndarray] = {}
+        self.obs_start = {name: seg.start for name, seg in self.obs_layout.segments.items()}
+        # Compared with int16 cells/slots (same dtypes keep the comparisons fast).
+        at = self.obs_start
+        self.cell_start = np.array([at["origin_cell"], at["destination_cell"]])
+        self.slot_start = np.array([at["slot_origin"], at["slot_destination"]])
+        self.place_start = np.array([at["origin_place"], at["destination_place"]])
+        self.start = self._start_tables()
+
+    def _start_tables(self) -> State:
+        """AS-6 by first ticket t (row t): the table before slots 1..F-1 are drawn.
+
+        The origin lies at the centre with the plane on it, the destination in slot 0, both out of
+        the airport deck; the ticket is out of the ticket deck."""
+        T = self.T
+        s = self._empty(T)
+        t = np.arange(T)
+        origin, destination = self.origin, self.destination
+        s.deck[:] = True
+        s.deck[t, origin] = False
+        s.deck[t, destination] = False
+        s.ticket_deck[:] = True
+        s.ticket_deck[t, t] = False
+        self._place(s, t, np.full(T, self.centre), origin)
+        s.slots[:, 0] = destination
+        s.location[t, destination] = self.G2
+        return s
+
+    def _buffer(self, name: str, shape: tuple, dtype) -> np.ndarray:
+        """A reusable scratch array (large temporaries cost page faults on every allocation)."""
+        buf = self._buffers.get((name, shape))
+        if buf is None:
+            buf = self._buffers[(name, shape)] = np.empty(shape, dtype)
+        return buf
+
+    # --- state creation ---------------------------------------------------------------------------
+
+    def _empty(self, B: int) -> State:
+        G, F, N = self.G, self.F, self.N
+        return State(
+            key=np.zeros(B, np.uint64),
+            counter=np.zeros(B, np.int64),
+            grid=np.full((B, G, G), -1, np.int8),
+            plane=np.full(B, self.centre, np.int16),
+            slots=np.full((B, F), -1, np.int8),
+            deck=np.zeros((B, N), bool),
+            ticket_deck=np.zeros((B, self.T), bool),
+            ticket=np.full(B, -1, np.int8),
+            die=np.zeros(B, np.int8),
+            points=np.full(B, self.rules.action_points, np.int8),
+            aboard=np.zeros(B, bool),
+            phase=np.zeros(B, np.int8),
+            redraw_used=np.zeros(B, bool),
+            score=np.zeros(B, np.int16),
+            done=np.zeros(B, bool),
+            nb=np.repeat(self.nb_template[None], B, axis=0),
+            location=np.full((B, N), -1, np.int16),
+            row_bits=np.zeros((B, G), np.uint16),
+            col_bits=np.zeros((B, G), np.uint16),
+            cell_values=np.zeros((B, 2 * self.G2), np.float32),
+            lines=np.zeros((B, 2, G, G), bool),
+        )
+
+    @staticmethod
+    def _keys(seeds) -> np.ndarray:
+        arr = np.asarray(seeds)
+        if arr.ndim != 1 or arr.size == 0:
+            raise ValueError(f"seeds must be a non-empty 1-D sequence of integers, got shape {arr.shape}")
+        if arr.dtype == object:
+            arr = np.array([check_seed(s) for s in arr], np.uint64)
+        elif arr.dtype.kind not in "iu":
+            raise ValueError(f"seeds must be integers (0..2**64-1), got dtype {arr.dtype}")
+        return rng.game_keys(arr)
+
+    def init(self, seeds) -> State:
+        """New games, one per seed (AS-6 set-up). ``seeds``: integers (B,) in 0..2**64-1."""
+        keys = self._keys(seeds)
+        state = self._empty(len(keys))
+        self._set_up(state, np.arange(len(keys)), keys)
+        return state
+
+    def reset(self, state: State, games, seeds) -> None:
+        """Start new games (from ``seeds``, one per game) in place of ``games`` (indices) of ``state``."""
+        games = np.asarray(games, np.int64).reshape(-1)
+        keys = self._keys(seeds)
+        if keys.shape != games.shape:
+            raise ValueError(f"reset needs one seed per game: {games.size} games, {keys.size} seeds")
+        self._set_up(state, games, keys)
+
+    def _set_up(self, s: State, games: np.ndarray, keys: np.ndarray) -> None:
+        """AS-6 for ``games``: the first ticket (random value 0) decides the table, the rest is drawn."""
+        n = len(games)
+        t = rng.draw_below_array(rng.stream_array(keys, np.zeros(n, np.int64)), self.T)  # the k-th of a full deck
+        s.key[games], s.counter[games] = keys, 1
+        start = self.start
+        s.grid[games] = start.grid[t]
+        s.nb[games] = start.nb[t]
+        s.location[games] = start.location[t]
+        s.cell_values[games] = start.cell_values[t]
+        s.row_bits[games] = start.row_bits[t]
+        s.col_bits[games] = start.col_bits[t]
+        s.deck[games] = start.deck[t]
+        s.ticket_deck[games] = start.ticket_deck[t]
+        s.slots[games] = start.slots[t]
+        s.plane[games] = self.centre
+        s.ticket[games], s.die[games] = t, self.turns[t]
+        s.points[games] = self.rules.action_points
+        s.aboard[games] = True  # AS-6: the passenger boards at once
+        s.phase[games] = TURN_ACTION
+        s.redraw_used[games] = False
+        s.score[games] = 0
+        s.done[games] = False
+        count = min(self.F - 1, self.N - 2)  # slots 1..F-1 in order; a slot stays empty if the deck is
+        if count > 0:
+            cards = self._draw(s, games, np.full(n, count), s.deck)
+            s.slots[games, 1 : 1 + count] = cards
+            s.location[games[:, None], cards] = self.G2 + np.arange(1, 1 + count)
+
+    def reseed(self, state: State, seeds) -> None:
+        """Give every game a fresh random stream (key from ``seeds``, counter 0); the table is kept."""
+        keys = self._keys(seeds)
+        if keys.shape[0] != state.batch_size:
+            raise ValueError(f"reseed needs {state.batch_size} seeds, got {keys.shape[0]}")
+        state.key[:] = keys
+        state.counter[:] = 0
+
+    def load(self, positions: list[Position]) -> State:
+        """A state holding the given positions (tests build them with ``make_position``)."""
+        B = len(positions)
+        s = self._empty(B)
+        for i, p in enumerate(positions):
+            s.key[i], s.counter[i] = p.key, p.counter
+            s.deck[i, sorted(p.deck)] = True
+            s.ticket_deck[i, sorted(p.ticket_deck)] = True
+            s.slots[i] = p.slots
+            s.grid[i] = p.grid
+            s.plane[i] = p.plane[0] * self.G + p.plane[1]
+            for name in ("ticket", "die", "points", "aboard", "phase", "redraw_used", "score", "done"):
+                getattr(s, name)[i] = getattr(p, name)
+            for card, (r, c) in p.cards_in_play().items():
+                s.location[i, card] = r * self.G + c
+            for slot, card in enumerate(p.slots):
+                if card >= 0:
+                    s.location[i, card] = self.G2 + slot
+        s.nb[:] = self.neighbour_bits(s.grid)
+        s.row_bits[:], s.col_bits[:] = occupancy_bits(s.grid)
+        s.cell_values.view(np.uint64)[:] = self.hv_values[s.grid.reshape(B, -1).view(np.uint8)]
+        choosing = np.flatnonzero(s.phase == LINE_CHOICE)
+        s.lines[choosing] = choosable_lines(s.grid[choosing])
+        return s
+
+    def position(self, state: State, i: int) -> Position:
+        """Game ``i`` of ``state`` as a :class:`Position`."""
+        return Position(
+            grid=tuple(tuple(int(x) for x in row) for row in state.grid[i]),
+            plane=(int(state.plane[i]) // self.G, int(state.plane[i]) % self.G),
+            slots=tuple(int(x) for x in state.slots[i]),
+            deck=frozenset(np.flatnonzero(state.deck[i]).tolist()),
+            ticket_deck=frozenset(np.flatnonzero(state.ticket_deck[i]).tolist()),
+            ticket=int(state.ticket[i]),
+            die=int(state.die[i]),
+            points=int(state.points[i]),
+            aboard=bool(state.aboard[i]),
+            phase=int(state.phase[i]),
+            redraw_used=bool(state.redraw_used[i]),
+            score=int(state.score[i]),
+            done=bool(state.done[i]),
+            key=int(state.key[i]),
+            counter=int(state.counter[i]),
+        )
+
+    # --- cards moving -----------------------------------------------------------------------------
+
+    @staticmethod
+    def _draw(s: State, games: np.ndarray, counts: np.ndarray, present: np.ndarray) -> np.ndarray:
+        """Draw ``counts[i]`` cards, one after another, from ``present[games[i]]`` (each holding enough).
+
+        Draw j of a game is the k-th remaining card by id, ``k = draw_below(stream(key, counter + j),
+        cards left)``, exactly as drawing one at a time. Returns int64 ``(len(games), max(counts))``
+        card ids in draw order, -1 past a game's count; removes them from ``present``.
+        """
+        n, M = len(games), int(counts.max(initial=0))
+        if M == 0:
+            return np.full((n, 0), -1, np.int64)
+        pool = present[games]
+        csum = np.cumsum(pool, axis=1, dtype=np.int32)
+        j = np.arange(M)
+        values = rng.stream_array(s.key[games][:, None], s.counter[games][:, None] + j)
+        rank = rng.draw_below_array(values, np.maximum(csum[:, -1:] - j, 1))
+        if M > 1:  # rank among the cards left after j draws -> rank in the pool before any of them
+            several = np.flatnonzero(counts > 1)
+            sub = rank[several].T.copy()
+            for jj in range(1, M):
+                rank_j = x = sub[jj]
+                for _ in range(jj):  # x = rank_j + (earlier draws at or below x): a fixed point
+                    x = rank_j + sum(sub[k] <= x for k in range(jj))
+                sub[jj] = x
+            rank[several] = sub.T
+        drawn = j < counts[:, None]
+        row, col = np.nonzero(drawn)
+        if len(row) != n or M > 1:
+            csum = csum[row]
+        card = np.argmax(csum > rank[row, col].astype(np.int32)[:, None], axis=1)
+        cards = np.full((n, M), -1, np.int64)
+        cards[row, col] = card
+        present[games[row], card] = False
+        s.counter[games] += counts
+        return cards
+
+    def _place(self, s: State, games, cells, cards) -> None:
+        """Put ``cards`` on ``cells`` of ``games`` and update the neighbour bits around them."""
+        s.grid.reshape(len(s.done), -1)[games, cells] = cards
+        s.location[games, cards] = cells
+        row, col = cells // self.G, cells % self.G
+        s.row_bits[games, row] |= (1 << col).astype(np.uint16)
+        s.col_bits[games, col] |= (1 << row).astype(np.uint16)
+        s.cell_values.view(np.uint64)[games, cells] = self.hv_values[cards]
+        nb = s.nb
+        nb[games, cells] = nb[games, cells] & ~_ISOLATED | _OCCUPIED
+        # N and S neighbours see the card's V colour, E and W its H colour (off-grid: the scratch cell).
+        rows, others = np.broadcast_to(np.asarray(games)[:, None], (len(cells), 4)), self.neighbour[cells]
+        v, h = self.v_bits[cards], self.h_bits[cards]
+        bits = np.stack([v, h, v, h], axis=1)
+        nb[rows, others] = nb[rows, others] & ~_ISOLATED | bits
+
+    def neighbour_bits(self, grid: np.ndarray) -> np.ndarray:
+        """``uint16 (n, G²+1)``: the ``nb`` field computed from scratch for grids ``int8 (n, G, G)``."""
+        n, G = grid.shape[0], self.G
+        ids = np.full((n, G + 2, G + 2), -1, np.int64)
+        ids[:, 1:-1, 1:-1] = grid
+        h, v = self.h_bits[ids], self.v_bits[ids]
+        bits = h[:, 1:-1, :-2] | h[:, 1:-1, 2:] | v[:, :-2, 1:-1] | v[:, 2:, 1:-1]
+        bits |= (grid >= 0) * _OCCUPIED
+        bits |= (bits == 0) * _ISOLATED
+        nb = np.zeros((n, self.G2 + 1), np.uint16)
+        nb[:, : self.G2] = bits.reshape(n, -1)
+        return nb
+
+    # --- legal actions ------------------------------------------------------------------------------
+
+    def _reach(self, s: State, games: np.ndarray, plane: np.ndarray) -> np.ndarray:
+        """AS-8: int64 (len(games), 4) consecutive occupied cells from ``plane`` in each direction
+        (N, E, S, W), read from the occupancy bits of the plane's row and column."""
+        G = self.G
+        row, col = plane // G, plane % G
+        in_row = s.row_bits[games, row].astype(np.intp) * G  # index of (bits, position) in the tables
+        in_col = s.col_bits[games, col].astype(np.intp) * G
+        reach = np.empty((len(games), 4), np.uint8)
+        np.take(self.run_before, in_col + row, out=reach[:, 0])
+        np.take(self.run_after, in_row + col, out=reach[:, 1])
+        np.take(self.run_after, in_col + row, out=reach[:, 2])
+        np.take(self.run_before, in_row + col, out=reach[:, 3])
+        return reach.astype(np.intp)
+
+    def legal_mask(self, state: State, out: np.ndarray | None = None) -> np.ndarray:
+        """``bool (B, n_actions)``: the legal actions of each game's decision now (none if done).
+
+        ``out``: optional preallocated ``bool (B, n_actions)`` array (it may be a view) to write into.
+        """
+        s, L, G2, F = state, self.layout, self.G2, self.F
+        B = s.batch_size
+        mask = np.empty((B, self.n_actions), bool) if out is None else out
+        # AS-8 fly: k <= reach; the full reach costs 1, stopping early 1 + stop_early_cost.
+        row = self._reach(s, np.arange(B), s.plane) * 2  # fly_table row: 2 * reach + early_ok
+        row += (s.points > self.rules.stop_early_cost)[:, None]
+        fly = mask[:, : L.n_fly].reshape(B, 4, self.G - 1)
+        np.take(self.fly_table, row, axis=0, out=fly, mode="clip")
+        # AS-9 play: the cell is empty, next to a card, and every neighbour's colour matches.
+        fits = self._buffer("fits", (B, F, G2), np.uint16)
+        np.bitwise_and(s.nb[:, None, :G2], self.slot_misfit[s.slots][:, :, None], out=fits)
+        play = mask[:, L.play_offset : L.replace_offset].reshape(B, F, G2)
+        np.equal(fits, 0, out=play)
+        # AS-10 replace: only non-empty slots, at most max_replace, the deck must hold as many.
+        row = (s.slots >= 0) @ self.slot_bits * (2 * F + 2)
+        row += np.minimum(count_true(s.deck), F) * 2
+        row += s.points >= self.rules.replace_cost
+        ok = mask[:, L.replace_offset : L.line_offset]
+        np.take(self.replace_table, row, axis=0, out=ok, mode="clip")
+        mask[:, L.line_offset : L.wait] = False
+        # AS-11 wait: legal if allowed, or if nothing else is.
+        if self.rules.allow_wait:
+            mask[:, L.wait] = True
+        else:
+            mask[:, L.wait] = ~(fly.any(axis=(1, 2)) | play.any(axis=(1, 2)) | ok.any(axis=1))
+        choosing = np.flatnonzero(s.phase == LINE_CHOICE)
+        if choosing.size:  # AS-15: only a line may be chosen
+            mask[choosing] = False
+            mask[choosing, L.line_offset : L.wait] = s.lines[choosing].reshape(len(choosing), -1)
+        if s.done.any():
+            mask[s.done] = False
+        return mask
+
+    # --- observation --------------------------------------------------------------------------------
+
+    def observe(self, state: State, out: np.ndarray | None = None) -> np.ndarray:
+        """``float32 (B, obs_size)`` as laid out in ``ObservationLayout`` (docs/airport_scramble.md).
+
+        ``out``: optional preallocated ``float32 (B, obs_size)`` array to write into.
+        """
+        s, lay, G2, F = state, self.obs_layout, self.G2, self.F
+        B = s.batch_size
+        obs = np.empty((B, self.obs_size), np.float32) if out is None else out
+        at = self.obs_start
+        obs.fill(0)  # one contiguous pass is cheaper than zeroing the one-hot segments one by one
+        obs[:, at["cell_hv"] : at["cell_hv"] + 2 * G2] = s.cell_values
+        games = np.arange(B)
+        obs[games, at["plane"] + s.plane] = 1
+        hv = np.take(self.hv_values, s.slots.view(np.uint8).astype(np.intp))
+        obs[:, at["slot_hv"] : at["slot_hv"] + 2 * F] = hv.view(np.float32)
+        # The ticket's origin (column 0) and destination (column 1): where they are (-2: no ticket).
+        t = s.ticket.astype(np.intp)
+        active = (t >= 0)[:, None]
+        cards = np.stack([self.origin[t], self.destination[t]], axis=1)
+        where = np.where(active, np.take_along_axis(s.location, cards, axis=1), -2)
+        in_play, face_up = (where >= 0) & (where < G2), where >= G2
+        rows = games[:, None]
+        # One-hot entries; entries with nothing to mark go to the die column, written below.
+        dump = at["die"]
+        obs[rows, np.where(in_play, self.cell_start + where, dump)] = 1
+        obs[rows, np.where(face_up, self.slot_start + where - G2, dump)] = 1
+        place = np.where(in_play, 0, np.where(face_up, 1, 2)) + self.place_start
+        obs[rows, np.where(active, place, dump)] = 1
+        obs[:, at["origin_hv"] : at["origin_hv"] + 4] = self.hv_values[cards].view(np.float32) * active
+        scalars = self._buffer("scalars", (B, 9), np.float32)  # die .. score, contiguous in the layout
+        scalars[:, 0] = scaled(s.die, lay.die_scale)
+        scalars[:, 1] = scaled(s.points, self.rules.action_points)
+        scalars[:, 2] = s.aboard
+        scalars[:, 3] = s.ticket >= 0
+        scalars[:, 4] = s.phase == LINE_CHOICE
+        scalars[:, 5] = s.redraw_used
+        scalars[:, 6] = scaled(count_true(s.deck), self.N)
+        scalars[:, 7] = scaled(count_true(s.ticket_deck), self.T)
+        scalars[:, 8] = scaled(s.score, self.T)
+        obs[:, at["die"] : at["die"] + 9] = scalars
+        obs[:, at["deck"] : at["deck"] + self.N] = s.deck
+        obs[:, at["ticket_deck"] : at["ticket_deck"] + self.T] = s.ticket_deck
+        return obs
+
+    # --- playing ------------------------------------------------------------------------------------
+
+    def step(self, state: State, actions) -> np.ndarray:
+        """Play one legal action per game (in place); return ``float32 (B,)`` rewards (AS-16).
+
+        ``actions``: integers (B,), each legal (see ``legal_mask``); a finished game ignores its action.
+        Illegal actions are not detected here (the environments check them against the mask).
+        """
+        s, L = state, self.layout
+        B = s.batch_size
+        a = np.asarray(actions)
+        if a.shape != (B,) or a.dtype.kind not in "iu":
+            raise ValueError(f"actions must be integers of shape ({B},), got {a.dtype} {a.shape}")
+        a = a.astype(np.int64, copy=False)
+        rewards = np.zeros(B, np.float32)
+        live = ~s.done
+        turn = live & (s.phase == TURN_ACTION)
+        choosing = np.flatnonzero(live & (s.phase == LINE_CHOICE))
+        play = np.flatnonzero(turn & (a >= L.play_offset) & (a < L.replace_offset))
+        fly = np.flatnonzero(turn & (a < L.play_offset))
+        replace = np.flatnonzero(turn & (a >= L.replace_offset) & (a < L.line_offset))
+        wait = np.flatnonzero(turn & (a == L.wait))
+        if play.size or replace.size:
+            self._play_and_replace(s, play, a[play] - L.play_offset, replace, a[replace] - L.replace_offset + 1)
+        if fly.size:
+            self._fly(s, fly, a[fly], rewards)
+        if wait.size:
+            s.points[wait] -= 1  # AS-11
+        if choosing.size:
+            self._remove_line(s, choosing, a[choosing] - L.line_offset)
+        ended = np.flatnonzero(turn & (s.points == 0))  # AS-7: at 0 points the turn ends
+        if ended.size:
+            self._end_turn(s, ended)
+        return rewards
+
+    def _play_and_replace(self, s: State, play, play_rel, replace, slot_mask) -> None:
+        """AS-9 play (place, refill the slot at once, empty if the deck is) and AS-10 replace (draw
+        the replacements in slot order, then shuffle the chosen cards back), drawing in one pass."""
+        slot, cell = play_rel // self.G2, play_rel % self.G2
+        self._place(s, play, cell, s.slots[play, slot].astype(np.int64))
+        s.points[play] -= 1
+        s.points[replace] -= self.rules.replace_cost
+        refill = s.deck[play].any(axis=1)
+        games = np.concatenate([play, replace])
+        counts = np.concatenate([refill.astype(np.int64), self.replace_count[slot_mask]])
+        targets = np.concatenate([np.full((len(play), self.F), -1), self.replace_slots[slot_mask]])
+        targets[: len(play), 0] = slot
+        returned = s.slots[replace].astype(np.int64)
+        cards = self._draw(s, games, counts, s.deck)
+        drawn = cards >= 0
+        rows = np.broadcast_to(games[:, None], cards.shape)
+        slots = targets[:, : cards.shape[1]][drawn]
+        s.slots[rows[drawn], slots] = cards[drawn]
+        s.location[rows[drawn], cards[drawn]] = self.G2 + slots
+        s.slots[play[~refill], slot[~refill]] = -1
+        chosen = (slot_mask[:, None] >> np.arange(self.F)) & 1 == 1
+        rows, returned = np.broadcast_to(replace[:, None], chosen.shape)[chosen], returned[chosen]
+        s.deck[rows, returned] = True
+        s.location[rows, returned] = -1
+
+    def _fly(self, s: State, games, actions, rewards) -> None:
+        """AS-8 and AS-12."""
+        G = self.G
+        d, k = actions // (G - 1), actions % (G - 1) + 1
+        start = s.plane[games].astype(np.int64)
+        reach = self._reach(s, games, start)[np.arange(len(games)), d]
+        s.points[games] -= np.where(k == reach, 1, 1 + self.rules.stop_early_cost).astype(np.int8)
+        path = self.ray[start, d]  # (n, G) cells along the flight
+        s.plane[games] = path[np.arange(len(games)), k - 1]
+        if self.rules.pickup_in_flight:
+            for j in range(int(k.max())):  # the cells along the path, in order
+                on = k > j
+                self._arrive(s, games[on], path[on, j], rewards)
+        else:
+            self._arrive(s, games, s.plane[games], rewards)
+
+    def _arrive(self, s: State, games, cells, rewards) -> None:
+        """AS-12: board at the origin; with the passenger aboard, complete at the destination."""
+        t = s.ticket[games].astype(np.int64)
+        active = t >= 0
+        card = s.grid.reshape(len(s.done), -1)[games, cells]
+        board = active & ~s.aboard[games] & (card == self.origin[t])
+        complete = active & s.aboard[games] & (card == self.destination[t])
+        s.aboard[games[board]] = True
+        done = games[complete]
+        if done.size:
+            s.score[done] += 1
+            rewards[done] += 1
+            s.ticket[done] = -1  # set aside; the next is drawn at the start of the next turn
+            s.die[done] = 0
+            s.aboard[done] = False
+
+    def _end_turn(self, s: State, games) -> None:
+        """AS-13: the die goes down for an open ticket (at 0 the game is over); a new turn starts."""
+        open_ = s.ticket[games] >= 0
+        s.die[games[open_]] -= 1
+        failed = open_ & (s.die[games] == 0)
+        s.done[games[failed]] = True
+        going = games[~failed]
+        s.points[going] = self.rules.action_points
+        s.redraw_used[going] = False
+        drawing = going[s.ticket[going] < 0]
+        if drawing.size:
+            self._draw_ticket(s, drawing)
+
+    def _draw_ticket(self, s: State, games) -> None:
+        """AS-14, AS-15 and AS-12's board-on-draw for games that need a new ticket."""
+        won = ~s.ticket_deck[games].any(axis=1)
+        s.done[games[won]] = True  # AS-14: the ticket deck is empty
+        games = games[~won]
+        if not games.size:
+            return
+        one = np.ones(len(games), np.int64)
+        t = self._draw(s, games, one, s.ticket_deck)[:, 0]
+        s.ticket[games], s.die[games], s.aboard[games] = t, self.turns[t], False
+        origin, destination = s.location[games, self.origin[t]], s.location[games, self.destination[t]]
+        preplayed = (origin >= 0) & (origin < self.G2) & (destination >= 0) & (destination < self.G2)
+        rule = self.rules.preplayed_rule
+        if rule == "remove_line" and preplayed.any():
+            pre = games[preplayed]
+            lines = choosable_lines(s.grid[pre])
+            choose = lines.reshape(len(pre), -1).any(axis=1)  # else no line may be chosen: keep it
+            back = pre[choose]
+            s.ticket_deck[back, s.ticket[back]] = True
+            s.ticket[back], s.die[back], s.phase[back] = -1, 0, LINE_CHOICE
+            s.lines[back] = lines[choose]
+        elif rule == "redraw" and preplayed.any():
+            again = games[preplayed & ~s.redraw_used[games]]  # at most once per turn
+            s.ticket_deck[again, s.ticket[again]] = True
+            s.redraw_used[again] = True
+            t2 = self._draw(s, again, one[: len(again)], s.ticket_deck)[:, 0]
+            s.ticket[again], s.die[again] = t2, self.turns[t2]
+        if self.rules.board_on_draw:
+            kept = games[s.phase[games] == TURN_ACTION]
+            on = s.grid.reshape(len(s.done), -1)[kept, s.plane[kept]] == self.origin[s.ticket[kept]]
+            s.aboard[kept[on]] = True
+
+    def _remove_line(self, s: State, games, rel) -> None:
+        """AS-15: shuffle the chosen line back into the deck, relocate the plane, draw a ticket."""
+        G2 = self.G2
+        grid = s.grid.reshape(len(s.done), -1)
+        for j, cells in line_cells(s.grid[games], rel // G2, rel % G2):
+            gone = games[j]
+            cards = grid[gone, cells]
+            s.deck[gone, cards] = True
+            s.location[gone, cards] = -1
+            grid[gone, cells] = -1
+            s.cell_values.view(np.uint64)[gone, cells] = 0
+        s.nb[games] = self.neighbour_bits(s.grid[games])
+        s.row_bits[games], s.col_bits[games] = occupancy_bits(s.grid[games])
+        lost = games[grid[games, s.plane[games]] < 0]
+        if lost.size:  # nearest remaining card: Manhattan distance, then row, then column
+            order = self.nearest[s.plane[lost]]
+            nearest = np.argmax(grid[lost[:, None], order] >= 0, axis=1)
+            s.plane[lost] = order[np.arange(len(lost)), nearest]
+        s.phase[games] = TURN_ACTION
+        self._draw_ticket(s, games)

@@ -1,0 +1,464 @@
+"""The reference engine: one game of Airport Scramble in plain Python, to be read next to the rules.
+
+Slow on purpose: it is the oracle that the batched core (``core.py``) is tested against, field by
+field, after every step. Rule numbers (AS-n) refer to ``shared/rules/airport-scramble.md``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs.airport_scramble.layout import FLY, LINE, PLAY, REPLACE, STEPS, ActionLayout, ObservationLayout, scaled
+from envs.airport_scramble.position import LINE_CHOICE, TURN_ACTION, Position
+from envs.airport_scramble.rules import AirportScrambleRules
+from envs.common import rng
+
+
+def check_seed(seed) -> int:
+    """A game seed as a Python int; ``ValueError`` unless it is a non-negative integer below 2**64."""
+    if isinstance(seed, bool) or not hasattr(seed, "__index__"):
+        raise ValueError(f"seed {seed!r} is not an integer (seeds are integers in 0..2**64-1)")
+    seed = int(seed)
+    if not 0 <= seed < 2**64:
+        raise ValueError(f"seed {seed} is outside 0..2**64-1")
+    return seed
+
+
+class ReferenceGame:
+    """One game: ``legal_mask()``, ``observe()``, ``step(action) -> reward`` with the core's semantics."""
+
+    def __init__(self, rules: AirportScrambleRules, seed: int = 0) -> None:
+        self._bind(rules)
+        self.key = rng.game_key(check_seed(seed))
+        self.counter = 0
+        self._set_up()
+
+    def _bind(self, rules: AirportScrambleRules) -> None:
+        self.rules = rules
+        self.comp = rules.components
+        self.layout = ActionLayout.of(rules)
+        self.obs_layout = ObservationLayout(rules)
+        self.G = rules.grid_size
+
+    @classmethod
+    def load(cls, rules: AirportScrambleRules, position: Position) -> ReferenceGame:
+        """A game in the given position (tests build positions with ``make_position``)."""
+        game = cls.__new__(cls)
+        game._bind(rules)
+        game.grid = [list(row) for row in position.grid]
+        game.plane = tuple(position.plane)
+        game.slots = list(position.slots)
+        game.deck = set(position.deck)
+        game.ticket_deck = set(position.ticket_deck)
+        for name in ("ticket", "die", "points", "aboard", "phase", "redraw_used", "score", "done", "key", "counter"):
+            setattr(game, name, getattr(position, name))
+        return game
+
+    def position(self) -> Position:
+        """The game's full state."""
+        return Position(
+            grid=tuple(tuple(row) for row in self.grid),
+            plane=tuple(self.plane),
+            slots=tuple(self.slots),
+            deck=frozenset(self.deck),
+            ticket_deck=frozenset(self.ticket_deck),
+            ticket=self.ticket,
+            die=self.die,
+            points=self.points,
+            aboard=self.aboard,
+            phase=self.phase,
+            redraw_used=self.redraw_used,
+            score=self.score,
+            done=self.done,
+            key=self.key,
+            counter=self.counter,
+        )
+
+    # --- randomness (AS-17, docs/architecture.md) --------------------------------------------------
+
+    def _random_below(self, n: int) -> int:
+        value = rng.draw_below(rng.stream(self.key, self.counter), n)
+        self.counter += 1
+        return value
+
+    def _draw_airport(self) -> int:
+        """Draw the k-th remaining airport card by id (the same, in distribution, as the top card)."""
+        card = sorted(self.deck)[self._random_below(len(self.deck))]
+        self.deck.remove(card)
+        return card
+
+    def _draw_ticket_card(self) -> int:
+        ticket = sorted(self.ticket_deck)[self._random_below(len(self.ticket_deck))]
+        self.ticket_deck.remove(ticket)
+        return ticket
+
+    # --- set-up (AS-6) ------------------------------------------------------------------------------
+
+    def _set_up(self) -> None:
+        G, F = self.G, self.rules.face_up
+        self.grid = [[-1] * G for _ in range(G)]
+        self.deck = set(range(self.comp.n_cards))
+        self.ticket_deck = set(range(self.comp.n_tickets))
+        # AS-6: draw the first ticket and set the die; it never triggers AS-15.
+        self.ticket = self._draw_ticket_card()
+        self.die = self.comp.ticket_turns[self.ticket]
+        origin, destination = self._ticket_airports()
+        self.deck -= {origin, destination}
+        centre = G // 2
+        self.grid[centre][centre] = origin
+        self.plane = (centre, centre)
+        self.slots = [-1] * F
+        self.slots[0] = destination
+        for s in range(1, F):  # slots 1 .. F-1 in order; a slot stays empty if the deck is empty
+            if self.deck:
+                self.slots[s] = self._draw_airport()
+        self.aboard = True  # AS-6: the passenger boards at once
+        self.points = self.rules.action_points
+        self.phase = TURN_ACTION
+        self.redraw_used = False
+        self.score = 0
+        self.done = False
+
+    # --- what the table looks like --------------------------------------------------------------------
+
+    def _ticket_airports(self) -> tuple[int, int]:
+        return self.comp.ticket_origin[self.ticket], self.comp.ticket_destination[self.ticket]
+
+    def _card_at(self, r: int, c: int) -> int:
+        """The card at (r, c), or -1 if the cell is empty or outside the grid (AS-5)."""
+        if 0 <= r < self.G and 0 <= c < self.G:
+            return self.grid[r][c]
+        return -1
+
+    def _cell_of(self, card: int) -> tuple[int, int] | None:
+        for r in range(self.G):
+            for c in range(self.G):
+                if self.grid[r][c] == card:
+                    return (r, c)
+        return None
+
+    def _reach(self, direction: int) -> int:
+        """AS-8: consecutive occupied cells starting next to the plane."""
+        dr, dc = STEPS[direction]
+        r, c = self.plane
+        reach = 0
+        while self._card_at(r + dr * (reach + 1), c + dc * (reach + 1)) >= 0:
+            reach += 1
+        return reach
+
+    def _fly_cost(self, distance: int, reach: int) -> int:
+        """AS-8: the full reach costs 1, stopping early 1 + stop_early_cost."""
+        return 1 if distance == reach else 1 + self.rules.stop_early_cost
+
+    def _misfit(self, card: int, r: int, c: int) -> str | None:
+        """AS-9: why ``card`` may not go on (r, c), or None if it may."""
+        if self.grid[r][c] >= 0:
+            return f"cell ({r}, {c}) is occupied"
+        h, v = self.comp.card_h[card], self.comp.card_v[card]
+        neighbours = 0
+        for dr, dc, side in ((0, -1, "left"), (0, 1, "right"), (-1, 0, "upper"), (1, 0, "lower")):
+            other = self._card_at(r + dr, c + dc)
+            if other < 0:
+                continue
+            neighbours += 1
+            if dr == 0 and self.comp.card_h[other] != h:
+                return f"its H colour does not match the {side} neighbour {self.comp.codes[other]}"
+            if dc == 0 and self.comp.card_v[other] != v:
+                return f"its V colour does not match the {side} neighbour {self.comp.codes[other]}"
+        if neighbours == 0:
+            return f"cell ({r}, {c}) is not next to a card in play"
+        return None
+
+    def _lines(self) -> list[tuple[int, int, int, list[tuple[int, int]]]]:
+        """AS-15: every line, a maximal horizontal or vertical run of two or more cards:
+        (orientation, first row, first column, cells)."""
+        lines = []
+        for orientation, (dr, dc) in ((0, (0, 1)), (1, (1, 0))):
+            for r in range(self.G):
+                for c in range(self.G):
+                    if self.grid[r][c] < 0 or self._card_at(r - dr, c - dc) >= 0:
+                        continue  # empty, or not the first cell of its run
+                    cells = [(r, c)]
+                    while self._card_at(cells[-1][0] + dr, cells[-1][1] + dc) >= 0:
+                        cells.append((cells[-1][0] + dr, cells[-1][1] + dc))
+                    if len(cells) >= 2:
+                        lines.append((orientation, r, c, cells))
+        return lines
+
+    def _line_blocked(self, cells: list[tuple[int, int]]) -> str | None:
+        """AS-15: why removing these cells is not allowed, or None if it is."""
+        remaining = {(r, c) for r in range(self.G) for c in range(self.G) if self.grid[r][c] >= 0} - set(cells)
+        if not remaining:
+            return "no card would remain"
+        start = min(remaining)
+        seen, todo = {start}, [start]
+        while todo:
+            r, c = todo.pop()
+            for dr, dc in STEPS:
+                nxt = (r + dr, c + dc)
+                if nxt in remaining and nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        if seen != remaining:
+            return "the remaining cards would not all be connected"
+        return None
+
+    def _choosable_lines(self) -> list[tuple[int, int, int, list[tuple[int, int]]]]:
+        return [line for line in self._lines() if self._line_blocked(line[3]) is None]
+
+    # --- decisions (AS-18, AS-19) ---------------------------------------------------------------------
+
+    def legal_mask(self) -> np.ndarray:
+        """``bool (n_actions,)``: exactly the legal actions of the decision to be made now."""
+        L = self.layout
+        mask = np.zeros(L.n_actions, dtype=bool)
+        if self.done:
+            return mask
+        if self.phase == LINE_CHOICE:  # AS-15: only a line may be chosen
+            for orientation, r, c, _ in self._choosable_lines():
+                mask[L.line(orientation, r, c)] = True
+            return mask
+        for d in range(4):  # AS-8
+            reach = self._reach(d)
+            for k in range(1, reach + 1):
+                mask[L.fly(d, k)] = self._fly_cost(k, reach) <= self.points
+        frontier = [(r, c) for r in range(self.G) for c in range(self.G) if self._on_frontier(r, c)]
+        for s, card in enumerate(self.slots):  # AS-9
+            if card >= 0:
+                for r, c in frontier:
+                    mask[L.play(s, r, c)] = self._misfit(card, r, c) is None
+        for m in range(1, L.n_replace + 1):  # AS-10
+            mask[L.replace(m)] = self._replace_blocked(m) is None
+        # AS-11: wait costs 1 (always affordable: a turn ends at 0 points).
+        mask[L.wait] = self.rules.allow_wait or not mask.any()
+        return mask
+
+    def _on_frontier(self, r: int, c: int) -> bool:
+        """An empty cell next to a card in play (a card might go there)."""
+        return self.grid[r][c] < 0 and any(self._card_at(r + dr, c + dc) >= 0 for dr, dc in STEPS)
+
+    def _replace_blocked(self, slot_mask: int) -> str | None:
+        """AS-10: why replacing these slots is not allowed, or None if it is."""
+        chosen = [s for s in range(self.rules.face_up) if slot_mask >> s & 1]
+        if len(chosen) > self.rules.max_replace:
+            return f"it swaps {len(chosen)} cards but max_replace is {self.rules.max_replace}"
+        empty = [s for s in chosen if self.slots[s] < 0]
+        if empty:
+            return f"slot {empty[0]} is empty"
+        if len(self.deck) < len(chosen):
+            return f"the airport deck holds {len(self.deck)} card(s), fewer than the {len(chosen)} chosen"
+        if self.rules.replace_cost > self.points:
+            return f"it costs {self.rules.replace_cost} points but {self.points} are left"
+        return None
+
+    def illegal_reason(self, action: int) -> str | None:
+        """Why ``action`` is illegal now (a sentence), or None if it is legal."""
+        L = self.layout
+        try:
+            kind, *args = L.decode(action)
+        except ValueError as err:
+            return str(err)
+        if self.done:
+            return "the game is over"
+        if self.phase == LINE_CHOICE and kind != LINE:
+            return "a line must be chosen first (AS-15 line choice)"
+        if kind == FLY:
+            d, k = args
+            reach = self._reach(d)
+            if k > reach:
+                return f"the plane's reach {('N', 'E', 'S', 'W')[d]} is {reach}"
+            cost = self._fly_cost(k, reach)
+            return f"it costs {cost} points but {self.points} are left" if cost > self.points else None
+        if kind == PLAY:
+            s, r, c = args
+            if self.slots[s] < 0:
+                return f"slot {s} is empty"
+            return self._misfit(self.slots[s], r, c)
+        if kind == REPLACE:
+            return self._replace_blocked(args[0])
+        if kind == LINE:
+            if self.phase != LINE_CHOICE:
+                return "lines are chosen only after a pre-played ticket (AS-15)"
+            for orientation, r, c, cells in self._lines():
+                if (orientation, r, c) == tuple(args):
+                    return self._line_blocked(cells)
+            return "no line starts at that cell"
+        if not self.legal_mask()[L.wait]:  # AS-11
+            return "allow_wait is off and another action is legal"
+        return None
+
+    # --- playing --------------------------------------------------------------------------------------
+
+    def step(self, action: int) -> float:
+        """Play one legal action; return the reward (+1 per completed ticket, AS-16).
+
+        A finished game ignores its action (reward 0); an illegal action raises ``ValueError``.
+        """
+        if self.done:
+            return 0.0
+        reason = self.illegal_reason(action)
+        if reason is not None:
+            raise ValueError(f"action {action} ({self._describe(action)}) is illegal: {reason}")
+        kind, *args = self.layout.decode(action)
+        if kind == LINE:
+            self._remove_line(*args)
+            return 0.0
+        reward = 0.0
+        if kind == FLY:
+            d, k = args
+            self.points -= self._fly_cost(k, self._reach(d))
+            reward = self._fly(d, k)
+        elif kind == PLAY:
+            self.points -= 1
+            self._play(*args)
+        elif kind == REPLACE:
+            self.points -= self.rules.replace_cost
+            self._replace(args[0])
+        else:
+            self.points -= 1  # AS-11 wait
+        if self.points == 0:  # AS-7
+            self._end_turn()
+        return reward
+
+    def _describe(self, action: int) -> str:
+        try:
+            return self.layout.describe(action)
+        except ValueError:
+            return "unknown"
+
+    def _fly(self, d: int, k: int) -> float:
+        """AS-8 and AS-12."""
+        dr, dc = STEPS[d]
+        r, c = self.plane
+        path = [(r + dr * j, c + dc * j) for j in range(1, k + 1)]
+        self.plane = path[-1]
+        visited = path if self.rules.pickup_in_flight else path[-1:]
+        return sum(self._arrive(cell) for cell in visited)
+
+    def _arrive(self, cell: tuple[int, int]) -> float:
+        """AS-12: boarding at the origin, completing at the destination."""
+        if self.ticket < 0:
+            return 0.0
+        origin, destination = self._ticket_airports()
+        card = self.grid[cell[0]][cell[1]]
+        if not self.aboard and card == origin:
+            self.aboard = True
+        elif self.aboard and card == destination:
+            self.score += 1  # AS-16
+            self.ticket = -1  # set aside; the next is drawn at the start of the next turn (AS-13)
+            self.die = 0
+            self.aboard = False
+            return 1.0
+        return 0.0
+
+    def _play(self, slot: int, r: int, c: int) -> None:
+        """AS-9: place the card and refill its slot at once (it stays empty if the deck is empty)."""
+        self.grid[r][c] = self.slots[slot]
+        self.slots[slot] = self._draw_airport() if self.deck else -1
+
+    def _replace(self, slot_mask: int) -> None:
+        """AS-10: draw the replacements (slot order), then shuffle the chosen cards back."""
+        chosen = [s for s in range(self.rules.face_up) if slot_mask >> s & 1]
+        returned = [self.slots[s] for s in chosen]
+        for s in chosen:
+            self.slots[s] = self._draw_airport()
+        self.deck |= set(returned)
+
+    def _end_turn(self) -> None:
+        """AS-13: the die goes down for an open ticket; a completed one is followed by a new draw."""
+        if self.ticket >= 0:
+            self.die -= 1
+            if self.die == 0:
+                self.done = True  # AS-16: the ticket failed
+                return
+        self.points = self.rules.action_points
+        self.redraw_used = False
+        if self.ticket < 0:
+            self._draw_ticket()
+
+    def _draw_ticket(self) -> None:
+        """AS-14 and AS-15 (the pre-played ticket rule), then AS-12's board-on-draw."""
+        if not self.ticket_deck:
+            self.done = True  # AS-14/16: every ticket was completed
+            return
+        self.ticket = self._draw_ticket_card()
+        self.die = self.comp.ticket_turns[self.ticket]
+        self.aboard = False
+        origin, destination = self._ticket_airports()
+        preplayed = self._cell_of(origin) is not None and self._cell_of(destination) is not None
+        if preplayed and self.rules.preplayed_rule == "remove_line":
+            if self._choosable_lines():  # else: no line may be chosen, the ticket is kept
+                self.ticket_deck.add(self.ticket)
+                self.ticket, self.die = -1, 0
+                self.phase = LINE_CHOICE
+                return
+        elif preplayed and self.rules.preplayed_rule == "redraw" and not self.redraw_used:
+            self.ticket_deck.add(self.ticket)
+            self.redraw_used = True
+            self.ticket = self._draw_ticket_card()
+            self.die = self.comp.ticket_turns[self.ticket]
+        if self.rules.board_on_draw and self.grid[self.plane[0]][self.plane[1]] == self._ticket_airports()[0]:
+            self.aboard = True
+
+    def _remove_line(self, orientation: int, r: int, c: int) -> None:
+        """AS-15: shuffle the line's cards back, relocate the plane, draw a new ticket."""
+        cells = next(line[3] for line in self._lines() if line[:3] == (orientation, r, c))
+        for rr, cc in cells:
+            self.deck.add(self.grid[rr][cc])
+            self.grid[rr][cc] = -1
+        if self.grid[self.plane[0]][self.plane[1]] < 0:
+            pr, pc = self.plane
+            remaining = [(rr, cc) for rr in range(self.G) for cc in range(self.G) if self.grid[rr][cc] >= 0]
+            self.plane = min(remaining, key=lambda cell: (abs(cell[0] - pr) + abs(cell[1] - pc), cell[0], cell[1]))
+        self.phase = TURN_ACTION
+        self._draw_ticket()
+
+    # --- what the player sees (AS-17) -----------------------------------------------------------------
+
+    def observe(self) -> np.ndarray:
+        """``float32 (obs_size,)``, laid out as ``ObservationLayout`` (docs/airport_scramble.md)."""
+        lay, comp = self.obs_layout, self.comp
+        obs = np.zeros(lay.size, dtype=np.float32)
+        colour = lay.color_values  # colour c is colour[c + 1]; 0 = no card
+
+        def put(name: str, index: int, value) -> None:
+            obs[lay.segments[name].start + index] = value
+
+        for r in range(self.G):
+            for c in range(self.G):
+                card = self.grid[r][c]
+                if card >= 0:
+                    put("cell_hv", 2 * (r * self.G + c), colour[comp.card_h[card] + 1])
+                    put("cell_hv", 2 * (r * self.G + c) + 1, colour[comp.card_v[card] + 1])
+        put("plane", self.plane[0] * self.G + self.plane[1], 1.0)
+        for s, card in enumerate(self.slots):
+            if card >= 0:
+                put("slot_hv", 2 * s, colour[comp.card_h[card] + 1])
+                put("slot_hv", 2 * s + 1, colour[comp.card_v[card] + 1])
+        if self.ticket >= 0:
+            for name, card in zip(("origin", "destination"), self._ticket_airports()):
+                cell = self._cell_of(card)
+                if cell is not None:
+                    put(f"{name}_cell", cell[0] * self.G + cell[1], 1.0)
+                    put(f"{name}_place", 0, 1.0)
+                elif card in self.slots:
+                    put(f"slot_{name}", self.slots.index(card), 1.0)
+                    put(f"{name}_place", 1, 1.0)
+                else:
+                    put(f"{name}_place", 2, 1.0)
+                put(f"{name}_hv", 0, colour[comp.card_h[card] + 1])
+                put(f"{name}_hv", 1, colour[comp.card_v[card] + 1])
+        put("die", 0, scaled(self.die, lay.die_scale))
+        put("points", 0, scaled(self.points, self.rules.action_points))
+        put("aboard", 0, float(self.aboard))
+        put("ticket_active", 0, float(self.ticket >= 0))
+        put("line_choice", 0, float(self.phase == LINE_CHOICE))
+        put("redraw_used", 0, float(self.redraw_used))
+        put("deck_size", 0, scaled(len(self.deck), comp.n_cards))
+        put("ticket_deck_size", 0, scaled(len(self.ticket_deck), comp.n_tickets))
+        put("score", 0, scaled(self.score, comp.n_tickets))
+        for card in self.deck:
+            put("deck", card, 1.0)
+        for ticket in self.ticket_deck:
+            put("ticket_deck", ticket, 1.0)
+        return obs

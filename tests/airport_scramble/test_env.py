@@ -1,0 +1,114 @@
+"""The Gymnasium environment: the checkers of Gymnasium and SB3, masks, illegal actions, rendering,
+seeding; and MaskablePPO training on it unchanged."""
+
+import warnings
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import envs  # noqa: F401  (registers the id)
+from envs.airport_scramble.core import AirportScrambleCore
+from envs.airport_scramble.env import AirportScrambleEnv
+from envs.airport_scramble.rules import AirportScrambleRules
+
+ID = "aerodeck/AirportScramble-v0"
+
+
+def test_gymnasium_env_checker_passes():
+    from gymnasium.utils.env_checker import check_env
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(gym.make(ID, grid_size=5).unwrapped, skip_render_check=False)
+
+
+def test_sb3_env_checker_passes():
+    from stable_baselines3.common.env_checker import check_env
+
+    check_env(AirportScrambleEnv(), warn=True)
+
+
+def test_make_passes_rule_options_and_refuses_unknown_ones():
+    env = gym.make(ID, grid_size=7, face_up=3, max_replace=3)
+    assert env.unwrapped.rules == AirportScrambleRules(grid_size=7, face_up=3, max_replace=3)
+    assert env.action_space.n == 4 * 6 + 5 * 49 + 7 + 1  # AS-19 with G=7, F=3
+    with pytest.raises(ValueError, match="unknown rule option 'gridsize'"):
+        gym.make(ID, gridsize=7)
+    with pytest.raises(ValueError, match="on_illegal='ignore'.*terminate, raise"):
+        gym.make(ID, on_illegal="ignore")
+    with pytest.raises(ValueError, match="render_mode='human'"):
+        AirportScrambleEnv(render_mode="human")
+
+
+def test_mask_is_in_info_and_action_masks_and_matches_the_core():
+    env = gym.make(ID)
+    obs, info = env.reset(seed=4)
+    core = AirportScrambleCore()
+    state = core.init([4])
+    assert np.array_equal(obs, core.observe(state)[0])
+    assert np.array_equal(info["action_mask"], core.legal_mask(state)[0])
+    assert np.array_equal(env.unwrapped.action_masks(), info["action_mask"])
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        obs, reward, terminated, truncated, info = env.step(action)
+        core.step(state, np.array([action]))
+        assert np.array_equal(obs, core.observe(state)[0]) and np.array_equal(info["action_mask"], env.unwrapped.action_masks())
+        if terminated:
+            assert info["outcome"] in ("won", "failed") and not info["action_mask"].any()
+            obs, info = env.reset(seed=5)
+            state = core.init([5])
+
+
+def test_illegal_action_terminates_with_minus_one_and_the_reason():
+    env = gym.make(ID)
+    _, info = env.reset(seed=1)
+    illegal = int(np.flatnonzero(~info["action_mask"])[0])
+    _, reward, terminated, truncated, info = env.step(illegal)
+    assert (reward, terminated, truncated) == (-1.0, True, False)
+    assert f"action {illegal} (fly N 1) is illegal" in info["illegal_action"] and "reach" in info["illegal_action"]
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+
+
+@pytest.mark.parametrize("action, message", [(0, r"action 0 \(fly N 1\) is illegal: the plane's reach N is 0"),
+                                             (534, "not an action index"), ("x", "not an action index")])
+def test_illegal_action_raises_under_on_illegal_raise(action, message):
+    env = gym.make(ID, on_illegal="raise")
+    env.reset(seed=1)
+    with pytest.raises(ValueError, match=message):
+        env.step(action)
+
+
+def test_render_ansi_and_rgb_array():
+    env = gym.make(ID, render_mode="ansi")
+    env.reset(seed=2)
+    text = env.render()
+    origin = env.unwrapped.rules.components.codes[env.unwrapped.core.components.ticket_origin[int(env.unwrapped.state.ticket[0])]]
+    assert f"*{origin}:" in text and "face up:" in text and "score 0" in text
+    env = gym.make(ID, render_mode="rgb_array")
+    env.reset(seed=2)
+    image = env.render()
+    assert image.dtype == np.uint8 and image.ndim == 3 and image.shape[2] == 3 and image.std() > 10
+
+
+def test_reset_without_seed_is_reproducible_from_the_first_seed():
+    a, b = gym.make(ID), gym.make(ID)
+    a.reset(seed=7)
+    b.reset(seed=7)
+    oa, _ = a.reset()
+    ob, _ = b.reset()
+    assert np.array_equal(oa, ob)
+
+
+def test_maskable_ppo_trains_on_the_single_env():
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.wrappers import ActionMasker
+
+    env = ActionMasker(AirportScrambleEnv(grid_size=5), lambda e: e.action_masks())
+    model = MaskablePPO("MlpPolicy", env, n_steps=128, batch_size=64, n_epochs=1, seed=0, verbose=0)
+    model.learn(256)
+    obs, info = env.reset(seed=0)
+    action, _ = model.predict(obs, action_masks=info["action_mask"])
+    assert info["action_mask"][action]

@@ -1,0 +1,168 @@
+"""``aerodeck run``: the main job. For now it plays a batch of Airport Scramble games with the random
+agent on the batched core and prints a score summary (mean with 95% confidence interval, the score
+distribution, games and steps per second). Later issues grow it into train + benchmark + report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+
+from agents.random import RandomAgent
+from envs.airport_scramble.core import AirportScrambleCore
+from envs.airport_scramble.rules import AirportScrambleRules
+
+
+def add_parser(subparsers) -> None:
+    """Register ``aerodeck run``."""
+    parser = subparsers.add_parser(
+        "run",
+        help="play Airport Scramble games with the random agent and summarise the scores",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="rule options:\n" + AirportScrambleRules.describe_options(),
+    )
+    parser.add_argument("--games", type=int, default=20_000, help="games to play (default 20000)")
+    parser.add_argument("--batch", type=int, default=4096, help="games played at once (default 4096)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the games and the agent (default 0)")
+    parser.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE", help="a rule option (repeatable)")
+    parser.add_argument("--rules", metavar="FILE", help="a TOML file of rule options (--rule flags override it)")
+    parser.add_argument("--table", metavar="NAME", help="the table of --rules FILE holding the options")
+    parser.add_argument("--json", metavar="FILE", help="also write the summary as JSON")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.set_defaults(func=run)
+
+
+def load_rules(rule_file: str | None, table: str | None, flags: list[str]) -> AirportScrambleRules:
+    """Rules from an optional TOML file and ``key=value`` flags (flags win)."""
+    base = AirportScrambleRules.from_toml(rule_file, table).changes() if rule_file else {}
+    from_file = [f"{k}={','.join(map(str, v)) if isinstance(v, list) else v}" for k, v in base.items()]
+    return AirportScrambleRules.from_strings(from_file + list(flags))
+
+
+def play_random(rules: AirportScrambleRules, games: int, batch: int, seed: int, progress: bool = True) -> dict:
+    """Play ``games`` games (game i from seed ``seed * 2**32 + i``) with :class:`RandomAgent`,
+    ``batch`` at a time. Returns ``scores``, ``lengths`` (int arrays, by game), ``won`` (bool array),
+    ``seconds`` and ``steps``."""
+    if games < 1 or batch < 1:
+        raise ValueError("--games and --batch must be positive")
+    core = AirportScrambleCore(rules)
+    agent = RandomAgent(seed)
+    batch = min(batch, games)
+    base = seed * 2**32
+    state = core.init(np.arange(batch) + base)
+    game_of_row = np.arange(batch)
+    started = batch
+    lengths_now = np.zeros(batch, np.int64)
+    scores = np.zeros(games, np.int64)
+    lengths = np.zeros(games, np.int64)
+    won = np.zeros(games, bool)
+    finished = 0
+    steps = 0
+    width = -(-core.n_actions // 8) * 8
+    mask_buffer = np.zeros((batch, width), bool)
+    mask = mask_buffer[:, : core.n_actions]
+    obs = np.zeros((batch, core.obs_size), np.float32)
+    live = np.ones(batch, bool)
+    bar = _progress(games, progress)
+    start = time.perf_counter()
+    while finished < games:
+        core.legal_mask(state, out=mask)
+        core.observe(state, out=obs)
+        core.step(state, agent.act(obs, mask_buffer)[: batch])
+        steps += int(live.sum())
+        lengths_now += live
+        ended = np.flatnonzero(state.done & live)
+        if ended.size:
+            ids = game_of_row[ended]
+            scores[ids] = state.score[ended]
+            lengths[ids] = lengths_now[ended]
+            won[ids] = state.ticket[ended] < 0
+            finished += ended.size
+            bar.update(ended.size)
+            fresh = ended[: max(0, games - started)]
+            if fresh.size:
+                core.reset(state, fresh, np.arange(started, started + fresh.size) + base)
+                game_of_row[fresh] = np.arange(started, started + fresh.size)
+                lengths_now[fresh] = 0
+                started += fresh.size
+            live[ended[fresh.size :]] = False
+    bar.close()
+    return {"scores": scores, "lengths": lengths, "won": won, "seconds": time.perf_counter() - start, "steps": steps}
+
+
+def _progress(total: int, enabled: bool):
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="game", desc="playing", disable=not enabled, leave=False)
+
+
+def summarise(result: dict, rules: AirportScrambleRules) -> dict:
+    """Mean score with a 95% confidence interval (normal approximation), distribution, speed."""
+    scores = result["scores"]
+    n = len(scores)
+    mean = float(scores.mean())
+    half = 1.96 * float(scores.std(ddof=1)) / math.sqrt(n) if n > 1 else float("nan")
+    values, counts = np.unique(scores, return_counts=True)
+    return {
+        "rules": rules.to_dict(),
+        "label": rules.label(),
+        "agent": "random",
+        "games": n,
+        "mean_score": mean,
+        "ci95": [mean - half, mean + half],
+        "median_score": float(np.median(scores)),
+        "max_score": int(scores.max()),
+        "won": int(result["won"].sum()),
+        "distribution": {int(v): int(c) for v, c in zip(values, counts)},
+        "mean_length": float(result["lengths"].mean()),
+        "seconds": result["seconds"],
+        "games_per_second": n / result["seconds"],
+        "steps_per_second": result["steps"] / result["seconds"],
+    }
+
+
+def print_summary(summary: dict) -> None:
+    """The summary as tables on the terminal."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    lo, hi = summary["ci95"]
+    console.print(f"[bold]Airport Scramble[/bold] · rules: {summary['label']} · agent: random")
+    console.print(
+        f"{summary['games']} games · mean score {summary['mean_score']:.3f} "
+        f"(95% CI {lo:.3f} – {hi:.3f}) · median {summary['median_score']:g} · best {summary['max_score']} · "
+        f"won {summary['won']} · mean length {summary['mean_length']:.1f} decisions"
+    )
+    table = Table(title="score distribution")
+    table.add_column("score", justify="right")
+    table.add_column("games", justify="right")
+    table.add_column("share", justify="right")
+    table.add_column("")
+    top = max(summary["distribution"].values())
+    for score, count in summary["distribution"].items():
+        share = count / summary["games"]
+        table.add_row(str(score), str(count), f"{share:.1%}", "█" * max(1, round(30 * count / top)))
+    console.print(table)
+    console.print(
+        f"{summary['games_per_second']:,.0f} games/s · {summary['steps_per_second']:,.0f} steps/s "
+        f"({summary['seconds']:.2f} s)"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Entry point of ``aerodeck run``."""
+    rules = load_rules(args.rules, args.table, args.rule)
+    result = play_random(rules, args.games, args.batch, args.seed, progress=not args.no_progress)
+    summary = summarise(result, rules)
+    print_summary(summary)
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(summary, indent=2))
+    return 0
