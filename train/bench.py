@@ -163,6 +163,7 @@ def bench_airport_scramble(rules, names, agents, n_games, seed, batch_size=4096,
 def bench_flight_tycoon(rules, names, agents, n_games, seed, batch_size=4096, progress=True) -> dict:
     """A seat-rotated tournament of ``n_games`` games (rounded up to balance seats); the report dictionary."""
     from envs.flight_tycoon.core import FlightTycoonCore
+    from envs.flight_tycoon.knowledge import SeatView
 
     core = FlightTycoonCore(rules)
     n = rules.n_players
@@ -170,7 +171,8 @@ def bench_flight_tycoon(rules, names, agents, n_games, seed, batch_size=4096, pr
     lineups = schedule(n_games, len(agents), n)
     start = time.perf_counter()
     outcome = play_tournament(core, agents, lineups, game_seeds(seed, n_games), batch_size=batch_size,
-                              progress=progress)
+                              progress=progress,
+                              make_view=lambda core, state, games, seats: SeatView(core, state, seats, games))
     seconds = time.perf_counter() - start
     standings = outcome["standing"]
     win_share = outcome["win_share"]

@@ -61,7 +61,7 @@ def play_tournament(core, agents, lineups: np.ndarray, seeds: np.ndarray, *, bat
     """Play multi-player games (Flight Tycoon) to the end, seat ``s`` of game ``i`` played by ``agents[lineups[i, s]]``.
 
     ``core``: a multi-player batched core (``init``, ``to_act``, ``legal_mask(state, games)``,
-    ``observe(state, seat, games)``, ``step``; ``state.done``, ``state.vp``, ``state.real_count``);
+    ``observe(state, seat, games)``, ``step``, ``standings``; ``state.done``, ``state.vp``);
     ``lineups``: ``int (G, n_seats)``; ``seeds``: integers ``(G,)``. Each agent acts on all the games
     where one of its seats is to decide, in one batch. ``make_view(core, state, games, seats)`` builds
     the look-ahead view for agents with ``needs_view``.
@@ -71,7 +71,7 @@ def play_tournament(core, agents, lineups: np.ndarray, seeds: np.ndarray, *, bat
     seeds = np.asarray(seeds)
     G, n = lineups.shape
     vp = np.zeros((G, n), np.int64)
-    real = np.zeros((G, n), np.int64)
+    standing = np.zeros((G, n), np.int64)
     label = progress if isinstance(progress, str) else "games"
     with tqdm(total=G, desc=label, unit="game", disable=not progress, leave=False) as bar:
         for start in range(0, G, batch_size):
@@ -94,12 +94,11 @@ def play_tournament(core, agents, lineups: np.ndarray, seeds: np.ndarray, *, bat
                 ended = state.done & ~recorded
                 if ended.any():
                     vp[ids[ended]] = state.vp[ended]
-                    real[ids[ended]] = state.real_count[ended]
+                    standing[ids[ended]] = core.standings(state)[ended]
                     recorded |= ended
                     bar.update(int(ended.sum()))
                 live = np.flatnonzero(~recorded)
                 if 0 < live.size < 0.75 * ids.size:
                     ids, recorded, state = ids[live], recorded[live], state.take(live)
-    standing = vp * 64 + real
     winners = standing == standing.max(axis=1, keepdims=True)
     return {"vp": vp, "standing": standing, "win_share": winners / winners.sum(axis=1, keepdims=True)}
