@@ -68,11 +68,6 @@ class State(BatchedState):
     lines: np.ndarray
 
     @property
-    def batch_size(self) -> int:
-        """B, the number of games."""
-        return self.done.shape[0]
-
-    @property
     def plane_row(self) -> np.ndarray:
         """int (B,): the plane's row."""
         return self.plane // self.grid.shape[1]

@@ -64,6 +64,11 @@ class BatchedState:
     """Base for a dataclass of arrays whose leading axis is the game (a core's ``State``): the
     operations search agents branch with. Subclasses are ``@dataclasses.dataclass``es."""
 
+    @property
+    def batch_size(self) -> int:
+        """B, the number of games."""
+        return getattr(self, dataclasses.fields(self)[0].name).shape[0]
+
     def _map(self, fn):
         return type(self)(**{f.name: fn(getattr(self, f.name)) for f in dataclasses.fields(self)})
 
@@ -72,8 +77,12 @@ class BatchedState:
         return self._map(np.copy)
 
     def take(self, idx):
-        """The games ``idx`` (integer indices or a bool mask over the batch), as a new state."""
-        idx = np.asarray(idx)
+        """The games ``idx`` (integer indices, a bool mask over the batch, or a slice) as a new state.
+
+        With a slice the new state's arrays are views of this one's (no copy); ``copy()`` it to branch.
+        """
+        if not isinstance(idx, slice):
+            idx = np.asarray(idx)
         return self._map(lambda a: a[idx])
 
     def repeat(self, k: int):
@@ -85,3 +94,8 @@ class BatchedState:
         idx = np.asarray(idx)
         for f in dataclasses.fields(self):
             getattr(self, f.name)[idx] = getattr(other, f.name)
+
+    @classmethod
+    def concatenate(cls, states: list):
+        """One state holding the games of ``states`` in order."""
+        return cls(**{f.name: np.concatenate([getattr(s, f.name) for s in states]) for f in dataclasses.fields(cls)})

@@ -54,6 +54,8 @@ def mix_array(z: np.ndarray) -> np.ndarray:
 def game_keys(seeds) -> np.ndarray:
     """Vectorised :func:`game_key`: seeds (ints, shape ``(B,)``) → keys, ``uint64 (B,)``."""
     seeds = np.asarray(seeds)
+    if seeds.dtype.kind not in "iu":
+        raise ValueError(f"seeds must be integers (0..2**64-1), got dtype {seeds.dtype}")
     if seeds.dtype != np.uint64:
         if np.any(seeds < 0):
             raise ValueError("seeds must be non-negative integers")

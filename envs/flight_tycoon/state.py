@@ -6,6 +6,7 @@ import dataclasses
 
 import numpy as np
 
+from envs.common.batch import BatchedState
 from envs.flight_tycoon.board import N_SQUARES, TOWER
 
 # Columns of ``State.record`` (the turn record, FT-13); -1 = none.
@@ -13,7 +14,7 @@ REC_ACTIVE, REC_TARGET, REC_SQUARE, REC_OUTCOME, REC_GIVE, REC_LAND, REC_DISCARD
 
 
 @dataclasses.dataclass
-class State:
+class State(BatchedState):
     """B games of Flight Tycoon. Every field's leading axis is the game; ``n`` = players.
 
     Sets of cards are packed ``uint64`` words, bit c = card c (``envs.common.bits``): ``hand`` (B, n)
@@ -65,38 +66,3 @@ class State:
             received=np.full(B, -1, i8), start=np.zeros(B, i8), record=np.full((B, 8), -1, i8),
             key=np.zeros(B, np.uint64), counter=np.zeros(B, np.int64), done=np.zeros(B, bool),
         )
-
-    @property
-    def batch_size(self) -> int:
-        return self.phase.shape[0]
-
-    def _map(self, fn) -> State:
-        return State(**{f.name: fn(getattr(self, f.name)) for f in dataclasses.fields(self)})
-
-    def copy(self) -> State:
-        """An independent copy."""
-        return self._map(np.copy)
-
-    def take(self, idx) -> State:
-        """The games ``idx`` (integer indices, a bool mask over the batch, or a slice) as a new state.
-
-        With a slice the new state's arrays are views of this one's (no copy); ``copy()`` it to branch.
-        """
-        if not isinstance(idx, slice):
-            idx = np.asarray(idx)
-        return self._map(lambda a: a[idx])
-
-    def repeat(self, k: int) -> State:
-        """Each game ``k`` times in a row (game b becomes games b·k … b·k + k − 1)."""
-        return self._map(lambda a: np.repeat(a, k, axis=0))
-
-    def put(self, idx, other: State) -> None:
-        """Overwrite the games ``idx`` with the games of ``other`` (same number of games)."""
-        idx = np.asarray(idx)
-        for f in dataclasses.fields(self):
-            getattr(self, f.name)[idx] = getattr(other, f.name)
-
-    @staticmethod
-    def concatenate(states: list[State]) -> State:
-        """One state holding the games of ``states`` in order."""
-        return State(**{f.name: np.concatenate([getattr(s, f.name) for s in states]) for f in dataclasses.fields(State)})

@@ -32,3 +32,34 @@ def test_rows_without_legal_action_get_minus_one():
     mask = np.zeros((3, 10), bool)
     mask[1, 4] = True
     assert sample_legal(mask, np.array([0.3, 0.3, 0.3])).tolist() == [-1, 4, -1]
+
+
+def test_count_true_counts_each_row_for_any_width():
+    from envs.common.batch import count_true
+
+    rng = np.random.default_rng(3)
+    for width in (1, 7, 8, 9, 64, 534):
+        mask = rng.random((50, width)) < 0.3
+        assert count_true(mask).tolist() == mask.sum(axis=1).tolist()
+        assert count_true(mask[:, ::-1]).tolist() == mask.sum(axis=1).tolist()  # non-contiguous
+
+
+def test_batched_state_take_repeat_put_concatenate():
+    import dataclasses
+
+    from envs.common.batch import BatchedState
+
+    @dataclasses.dataclass
+    class Toy(BatchedState):
+        a: np.ndarray
+        b: np.ndarray
+
+    toy = Toy(a=np.arange(3), b=np.arange(6).reshape(3, 2))
+    assert toy.batch_size == 3
+    assert toy.take([2, 0]).a.tolist() == [2, 0]
+    assert toy.take(slice(1, 3)).b.tolist() == [[2, 3], [4, 5]]
+    assert toy.repeat(2).a.tolist() == [0, 0, 1, 1, 2, 2]
+    copy = toy.copy()
+    copy.put([0], toy.take([2]))
+    assert copy.a.tolist() == [2, 1, 2] and toy.a.tolist() == [0, 1, 2]
+    assert Toy.concatenate([toy, toy.take([1])]).a.tolist() == [0, 1, 2, 1]

@@ -34,9 +34,11 @@ def test_draw_below_is_in_range_and_roughly_uniform():
     assert counts.min() > 850 and counts.max() < 1150
 
 
-def test_negative_seeds_are_refused():
+def test_negative_and_non_integer_seeds_are_refused():
     with pytest.raises(ValueError, match="non-negative"):
         rng.game_keys(np.array([-1]))
+    with pytest.raises(ValueError, match="integers"):
+        rng.game_keys(np.array([1.5]))
 
 
 def test_kth_present_counts_in_id_order():
