@@ -35,6 +35,7 @@ def start(hands=HANDS, laid=LAID, rules=None, **kw) -> Both:
 
 @pytest.mark.parametrize("n, hand_size", [(3, 8), (4, 8), (5, 9), (3, 15)])
 def test_ft5_deal_gives_each_seat_hand_size_cards_and_the_rest_is_the_deck(n, hand_size):
+    """FT-5: deal gives each seat hand size cards and the rest is the deck."""
     game = Both(FlightTycoonRules(n_players=n, hand_size=hand_size), seed=11)
     snap = game.snap
     assert [len(h) for h in snap["hands"]] == [hand_size] * n
@@ -43,6 +44,7 @@ def test_ft5_deal_gives_each_seat_hand_size_cards_and_the_rest_is_the_deck(n, ha
 
 
 def test_ft5_the_deal_draws_the_kth_remaining_card_of_the_seed_stream():
+    """FT-5: the deal draws the kth remaining card of the seed stream."""
     game = Both(FlightTycoonRules(), seed=5)
     key, remaining = game_key(5), list(range(48))
     first = [remaining.pop(draw_below(stream(key, i), 48 - i)) for i in range(8)]
@@ -50,6 +52,7 @@ def test_ft5_the_deal_draws_the_kth_remaining_card_of_the_seed_stream():
 
 
 def test_ft6_tower_stands_first_within_its_month_and_is_hidden_until_the_reveal():
+    """FT-6: tower stands first within its month and is hidden until the reveal."""
     position = Position(hands=[cards("2A 5A 5C 7B 9D"), cards("1A 3C 5B 8D 10A"), cards("2B 4A 6C 11A 12D"),
                                cards("1C 3A 6A 8A 12A")], laid=[None] * 4)
     game = Both(FlightTycoonRules(), position)
@@ -71,6 +74,7 @@ def test_ft6_tower_stands_first_within_its_month_and_is_hidden_until_the_reveal(
 
 
 def test_ft7_a_random_seat_starts_and_turns_go_clockwise():
+    """FT-7: a random seat starts and turns go clockwise."""
     game = Both(FlightTycoonRules(), seed=21)
     expected_start = draw_below(stream(game_key(21), 32), 4)  # the draw after the 32 dealt cards
     for _ in range(4):
@@ -85,6 +89,7 @@ def test_ft7_a_random_seat_starts_and_turns_go_clockwise():
 # --- a turn ---------------------------------------------------------------------------------------------
 
 def test_ft8_only_players_holding_a_real_card_can_be_asked_on_any_square_even_with_tokens():
+    """FT-8: only players holding a real card can be asked on any square even with tokens."""
     tokens = [0] * 24
     tokens[sq("even months")] = 3
     game = start(hands=["1A 3B", "", "1B 6A", "3A 5A"], tokens=tokens)
@@ -97,6 +102,7 @@ def test_ft8_only_players_holding_a_real_card_can_be_asked_on_any_square_even_wi
 
 
 def test_ft8_with_no_other_player_holding_a_real_card_the_turn_passes():
+    """FT-8: with no other player holding a real card the turn passes."""
     game = start(hands=["1A 3B", "", "", ""], active=0)
     assert game.snap["record"] == {**game.snap["record"], "active": 0, "outcome": PASSED, "target": -1}
     assert game.to_act == 1 and game.phase == REQUEST  # seat 1 may ask seat 0
@@ -104,6 +110,7 @@ def test_ft8_with_no_other_player_holding_a_real_card_the_turn_passes():
 
 
 def test_ft9_the_target_chooses_among_its_matching_cards():
+    """FT-9: the target chooses among its matching cards."""
     game = start()
     game.step(request_action(1, sq("month 2")))
     assert game.phase == GIVE and game.to_act == 1
@@ -111,6 +118,7 @@ def test_ft9_the_target_chooses_among_its_matching_cards():
 
 
 def test_ft9_a_single_matching_card_is_given_without_a_decision():
+    """FT-9: a single matching card is given without a decision."""
     game = start()
     game.step(request_action(1, sq("month 5")))  # seat 1 holds 5C only
     assert card("5C") in game.snap["hands"][0]
@@ -118,6 +126,7 @@ def test_ft9_a_single_matching_card_is_given_without_a_decision():
 
 
 def test_ft9_without_a_matching_card_any_real_card_may_be_given_never_the_tower():
+    """FT-9: without a matching card any real card may be given never the tower."""
     game = start()
     game.step(request_action(2, sq("month 12")))  # seat 2 holds only its month-12 tower
     assert game.phase == GIVE and game.legal() == cards("1B 6A 6B 10C")
@@ -125,6 +134,7 @@ def test_ft9_without_a_matching_card_any_real_card_may_be_given_never_the_tower(
 
 
 def test_ft9_tower_giveable_lets_the_tower_meet_month_squares():
+    """FT-9: tower giveable lets the tower meet month squares."""
     game = start(rules=FlightTycoonRules(tower_giveable=True))
     game.step(request_action(2, sq("month 12")))  # the tower is the only match: given without a decision
     snap = game.snap
@@ -135,12 +145,14 @@ def test_ft9_tower_giveable_lets_the_tower_meet_month_squares():
 
 
 def test_ft9_tower_giveable_never_matches_an_airline_square_but_may_be_given_when_nothing_matches():
+    """FT-9: tower giveable never matches an airline square but may be given when nothing matches."""
     game = start(hands=HANDS[:2] + ["6A 6B", HANDS[3]], rules=FlightTycoonRules(tower_giveable=True))
     game.step(request_action(2, sq("airline D")))
     assert game.legal() == sorted(cards("6A 6B 12A"))
 
 
 def test_ft10_a_card_of_a_new_month_lands_at_its_sorted_slot_and_scores():
+    """FT-10: a card of a new month lands at its sorted slot and scores."""
     game = start()
     game.step(request_action(1, sq("month 2")))
     game.step(card("2B"))
@@ -152,6 +164,7 @@ def test_ft10_a_card_of_a_new_month_lands_at_its_sorted_slot_and_scores():
 
 
 def test_ft10_a_collision_discards_both_cards_returns_the_token_and_draws():
+    """FT-10: a collision discards both cards returns the token and draws."""
     game = start(deck="7C 7D")
     game.step(request_action(3, sq("month 3")))  # 3A, forced; seat 0 holds 3B
     snap = game.snap
@@ -165,6 +178,7 @@ def test_ft10_a_collision_discards_both_cards_returns_the_token_and_draws():
 
 
 def test_ft10_a_drawn_card_is_not_checked_for_collision():
+    """FT-10: a drawn card is not checked for collision."""
     game = start(deck="6D 9C")  # seat 0 holds 6C and 9D: either draw shares a month with it
     game.step(request_action(3, sq("month 3")))
     hand = game.snap["hands"][0]
@@ -172,6 +186,7 @@ def test_ft10_a_drawn_card_is_not_checked_for_collision():
 
 
 def test_ft2_ft10_a_collision_with_only_the_tower_discards_the_received_card_alone():
+    """FT-2, FT-10: a collision with only the tower discards the received card alone."""
     game = start(hands=["1A 3B 6C 9D", "2A 4C 8A", HANDS[2], HANDS[3]], deck="7C 7D")
     game.step(request_action(1, sq("month 4")))  # 4C meets seat 0's month-4 tower
     snap = game.snap
@@ -181,6 +196,7 @@ def test_ft2_ft10_a_collision_with_only_the_tower_discards_the_received_card_alo
 
 
 def test_ft10_with_several_cards_of_the_month_the_active_player_chooses_the_discard():
+    """FT-10: with several cards of the month the active player chooses the discard."""
     game = start(hands=["1A 6C 6D 9D", "2A 6B 8A", "1B 6A 10C", HANDS[3]])
     game.step(request_action(1, sq("month 6")))  # 6B forced; seat 0 holds 6C and 6D
     assert game.phase == DISCARD and game.to_act == 0 and game.legal() == cards("6C 6D")
@@ -189,6 +205,7 @@ def test_ft10_with_several_cards_of_the_month_the_active_player_chooses_the_disc
 
 
 def test_ft10_an_empty_deck_gives_nothing_to_draw():
+    """FT-10: an empty deck gives nothing to draw."""
     game = start(deck="")
     game.step(request_action(3, sq("month 3")))
     assert len(game.snap["hands"][0]) == 3 and game.snap["record"]["draw"] == -1
@@ -199,6 +216,7 @@ def test_ft10_an_empty_deck_gives_nothing_to_draw():
     [("split", 2, 10 // 3), ("first_only", 2, 0), ("rank", 2, 10 - 2 * 2), ("rank", 4, 2), ("rank", 6, 0)],
 )
 def test_ft11_vp_sharing_on_a_square_that_already_holds_two_tokens(sharing, step, gain):
+    """FT-11: vp sharing on a square that already holds two tokens."""
     tokens = [0] * 24
     tokens[sq("odd months")] = 2
     game = start(rules=FlightTycoonRules(vp_sharing=sharing, rank_step=step), tokens=tokens)
@@ -208,18 +226,21 @@ def test_ft11_vp_sharing_on_a_square_that_already_holds_two_tokens(sharing, step
 
 
 def test_ft11_the_first_token_scores_the_base_value_of_the_vp_table():
+    """FT-11: the first token scores the base value of the vp table."""
     game = start(rules=FlightTycoonRules(vp_table=(2, 3, 4, 5, 7), vp_sharing="first_only"))
     game.step(request_action(1, sq("airline C")))  # seat 1: 5C is its only airline C card
     assert game.snap["vp"][0] == 7
 
 
 def test_ft12_the_game_ends_when_the_deck_is_empty_at_the_end_of_a_turn():
+    """FT-12: the game ends when the deck is empty at the end of a turn."""
     game = start(deck="7C")
     game.step(request_action(3, sq("month 3")))  # collision: the last card is drawn
     assert game.snap["done"] and game.phase == OVER
 
 
 def test_ft12_the_game_ends_when_the_stock_is_empty():
+    """FT-12: the game ends when the stock is empty."""
     tokens = [0] * 24
     tokens[sq("month 1")] = 29
     game = start(tokens=tokens)
@@ -228,6 +249,7 @@ def test_ft12_the_game_ends_when_the_stock_is_empty():
 
 
 def test_ft12_a_collision_returns_the_last_token_and_the_game_goes_on():
+    """FT-12: a collision returns the last token and the game goes on."""
     tokens = [0] * 24
     tokens[sq("month 1")] = 29
     game = start(tokens=tokens)
@@ -236,6 +258,7 @@ def test_ft12_a_collision_returns_the_last_token_and_the_game_goes_on():
 
 
 def test_ft12_a_game_where_nobody_holds_a_real_card_ends():
+    """FT-12: a game where nobody holds a real card ends."""
     game = start(hands=["", "", "", ""], vp=[0, 3, 0, 0])
     assert game.snap["done"]
 
@@ -248,6 +271,7 @@ def test_ft12_a_game_where_nobody_holds_a_real_card_ends():
     ],
 )
 def test_ft12_ft15_the_winner_by_vp_then_real_cards_then_a_shared_win(hands, winners):
+    """FT-12, FT-15: the winner by vp then real cards then a shared win."""
     game = start(hands=hands, deck="", vp=[5, 5, 0, 0], active=2)
     rewards = game.step(request_action(1, sq("month 5")))  # seat 2 lands 5A (+1 VP); the deck is empty: over
     assert game.snap["done"] and game.snap["vp"] == [5, 5, 1, 0]
@@ -257,12 +281,14 @@ def test_ft12_ft15_the_winner_by_vp_then_real_cards_then_a_shared_win(hands, win
 
 
 def test_ft15_outcome_rewards_sum_to_zero_with_one_winner():
+    """FT-15: outcome rewards sum to zero with one winner."""
     game = start(deck="", vp=[9, 0, 0, 0])
     rewards = game.step(request_action(1, sq("month 5")))
     assert rewards.tolist() == pytest.approx([1, -1 / 3, -1 / 3, -1 / 3]) and abs(rewards.sum()) < 1e-6
 
 
 def test_ft15_vp_rewards_pay_each_landing_at_once_and_nothing_at_the_end():
+    """FT-15: vp rewards pay each landing at once and nothing at the end."""
     game = start(rules=FlightTycoonRules(reward="vp"), deck="")
     rewards = game.step(request_action(1, sq("airline C")))  # lands 5C on an airline square: 6 VP
     assert rewards.tolist() == [6, 0, 0, 0] and game.snap["done"]
@@ -271,6 +297,7 @@ def test_ft15_vp_rewards_pay_each_landing_at_once_and_nothing_at_the_end():
 # --- information and interface ----------------------------------------------------------------------
 
 def test_ft13_ft14_slots_are_public_the_card_only_known_to_both_parties():
+    """FT-13, FT-14: slots are public the card only known to both parties."""
     game = start()
     game.step(request_action(1, sq("month 2")))
     game.step(card("2B"))
@@ -284,6 +311,7 @@ def test_ft13_ft14_slots_are_public_the_card_only_known_to_both_parties():
 
 
 def test_ft14_a_located_card_is_followed_when_it_changes_hands_again():
+    """FT-14: a located card is followed when it changes hands again."""
     game = start()
     game.step(request_action(1, sq("month 2")))
     game.step(card("2B"))  # seat 1 gives 2B to seat 0
@@ -296,6 +324,7 @@ def test_ft14_a_located_card_is_followed_when_it_changes_hands_again():
 
 
 def test_ft16_decision_kinds_are_announced_and_forced_steps_are_no_decisions():
+    """FT-16: decision kinds are announced and forced steps are no decisions."""
     game = start(hands=["1A 6C 6D 9D", "2A 6B 8A", "1B 6A 10C", HANDS[3]])
     assert block(game, game.obs(2), "decision").tolist() == [0, 1, 0, 0]
     game.step(request_action(1, sq("month 6")))  # forced give, then a discard decision
@@ -304,6 +333,7 @@ def test_ft16_decision_kinds_are_announced_and_forced_steps_are_no_decisions():
 
 
 def test_ft17_requests_name_the_target_by_its_offset_from_the_active_player():
+    """FT-17: requests name the target by its offset from the active player."""
     game = start(active=2)
     game.step(request_action(3, sq("month 2")))  # offset 3 from seat 2 is seat 1
     assert game.snap["target"] == 1 and game.to_act == 1
