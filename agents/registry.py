@@ -17,9 +17,13 @@ GAMES = ("airport-scramble", "flight-tycoon")
 AGENTS: dict[str, dict[str, str]] = {
     "airport-scramble": {
         "random": "agents.random:RandomAgent",
+        "heuristic": "agents.airport_scramble.heuristic:HeuristicAgent",
+        "search": "agents.airport_scramble.search:SearchAgent",
     },
     "flight-tycoon": {
         "random": "agents.random:RandomAgent",
+        "heuristic": "agents.flight_tycoon.heuristic:HeuristicAgent",
+        "search": "agents.flight_tycoon.search:SearchAgent",
     },
 }
 

@@ -36,13 +36,32 @@ class SearchView:
             raise AttributeError(f"{name!r} is the hidden deck order (AS-17); use branch() to look ahead")
         return np.copy(getattr(self._state, name))
 
-    def branch(self, k: int, rng: np.random.Generator):
-        """Each game repeated ``k`` times (game i → rows i·k … i·k+k−1) with fresh random streams."""
-        games = self._state.repeat(k)
-        self.core.reseed(games, rng.integers(0, 2**63, size=games.batch_size, dtype=np.uint64))
-        return games
+    def branch(self, k: int, rng: np.random.Generator, games=None):
+        """Each game repeated ``k`` times (game i → rows i·k … i·k+k−1) with fresh random streams.
+
+        ``games``: optional integer indices (or a bool mask) of the games to branch (default: all);
+        the rows then follow the order of ``games``.
+        """
+        state = self._state if games is None else self._state.take(games)
+        branches = state.repeat(k)
+        self.core.reseed(branches, rng.integers(0, 2**63, size=branches.batch_size, dtype=np.uint64))
+        return branches
 
 
 def make_view(core, state) -> SearchView:
     """The view handed to look-ahead agents by ``train.play.play_solo``."""
+    return SearchView(core, state)
+
+
+def view_of_env(env) -> SearchView:
+    """The view of a single-game environment (e.g. ``gymnasium.make("aerodeck/AirportScramble-v0")``),
+    for agents with ``needs_view``: ``agent.act_one(obs, info["action_mask"], view_of_env(env))``.
+
+    Uses the environment's batched ``core`` and its one-game ``state`` (looked up through wrappers).
+    """
+    base = getattr(env, "unwrapped", env)
+    core = getattr(base, "core", None)
+    state = getattr(base, "state", None)
+    if core is None or state is None:
+        raise TypeError(f"{type(base).__name__} has no batched core and state to look ahead with")
     return SearchView(core, state)

@@ -1,0 +1,139 @@
+"""The search Airport Scramble agent: rollouts of the heuristic from each of its best candidate actions.
+
+For every game of the batch, the heuristic's ``candidates`` best-scored legal actions are each tried
+in ``rollouts`` branches of the game (``SearchView.branch``: fresh random streams, so the rollouts
+never replay the real future draws, AS-17), and every branch is played on by the heuristic until
+``tickets`` more tickets are completed, the game ends, or ``horizon`` decisions have passed. A
+rollout is worth the tickets it completed plus ``network`` × the share of the airport cards in play
+at the end (every card in play is one card less to find in the deck for the next ticket). The
+candidate with the best mean value is played; it must beat the heuristic's own choice, compared on
+the same random streams (common random numbers: all candidates of a game share their rollouts'
+streams), by more than ``gate`` standard errors, and ties go to the heuristic's order.
+All candidates' rollouts of all games run as one batch on the core.
+
+Games where the choice is plain are not searched: a single candidate, or a flight that completes
+the ticket now.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.airport_scramble.heuristic import CHUNK, NONE, HeuristicAgent
+from agents.airport_scramble.planning import Table
+from agents.base import Agent
+from envs.airport_scramble.rules import AirportScrambleRules
+
+
+class SearchAgent(Agent):
+    """Plans ahead with the batched core (see the module docstring).
+
+    Budget knobs: ``candidates`` actions tried per decision (the heuristic's best first),
+    ``rollouts`` branches per candidate, ``tickets`` completed tickets that end a rollout, ``horizon``
+    the most decisions a rollout plays. A decision costs about candidates × rollouts × (rollout
+    length) heuristic moves. Value knobs: ``network`` (the weight of the cards in play) and ``gate``
+    (standard errors by which a candidate must beat the heuristic's choice).
+    """
+
+    name = "search"
+    needs_view = True
+
+    def __init__(self, seed: int | None = 0, rules: AirportScrambleRules | None = None, candidates: int = 4,
+                 rollouts: int = 32, tickets: int = 1, horizon: int = 60, network: float = 1.0,
+                 gate: float = 0.0) -> None:
+        super().__init__(seed, rules if rules is not None else AirportScrambleRules())
+        for name, value in (("candidates", candidates), ("rollouts", rollouts), ("tickets", tickets),
+                            ("horizon", horizon)):
+            if not isinstance(value, (int, np.integer)) or value < 1:
+                raise ValueError(f"search agent parameter {name!r} must be a positive integer, got {value!r}")
+        self.heuristic = HeuristicAgent(rules=self.rules)
+        self.geo = self.heuristic.geo
+        self.candidates, self.rollouts, self.tickets, self.horizon = candidates, rollouts, tickets, horizon
+        self.network, self.gate = float(network), float(gate)
+
+    def act(self, observations: np.ndarray, masks: np.ndarray, view=None) -> np.ndarray:
+        """Actions int64 (B,) for observations float32 (B, obs_size), masks bool (B, n_actions) and the
+        look-ahead ``view`` of the same B games (:class:`~agents.airport_scramble.view.SearchView`)."""
+        if view is None:
+            raise ValueError("the search agent needs a look-ahead view: act(observations, masks, view); "
+                             "train.play.play_solo and agents.airport_scramble.view.view_of_env give one")
+        masks = np.asarray(masks, bool)
+        table = Table.from_observations(self.geo, observations)
+        cand, valid, best = self.ranked(table, masks)
+        search = (valid.sum(axis=1) >= 2) & ~self._completes(table, best)
+        if not search.any():
+            return best
+        games = np.flatnonzero(search)
+        values = self.evaluate(view, games, cand[games], valid[games])  # (n, rollouts, k)
+        gain = values - values[:, :, :1]  # paired with the heuristic's choice (same random streams)
+        mean = gain.mean(axis=1)
+        spread = gain.std(axis=1) / np.sqrt(self.rollouts)
+        mean[(mean <= self.gate * spread) | ~valid[games]] = 0.0
+        out = best.copy()
+        out[games] = cand[games, mean.argmax(axis=1)]  # the first best: the heuristic's order breaks ties
+        return out
+
+    def ranked(self, table: Table, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The heuristic's ``candidates`` best legal actions per game, best first: actions int64
+        (B, k), ``valid`` bool (B, k) (False past a game's legal actions), and its choice int64 (B,)."""
+        B, A = masks.shape
+        scores = np.empty((B, A), np.int64)
+        best = np.empty(B, np.int64)
+        for start in range(0, B, CHUNK):
+            part = np.arange(start, min(start + CHUNK, B))
+            plan = self.heuristic.plan(table.take(part), masks[part])
+            scores[part], best[part] = plan.scores(self.geo), plan.best(self.geo)
+        k = min(self.candidates, A)
+        key = scores * A + np.arange(A)  # by score, then by index (as Plan.best breaks ties)
+        cand = np.argpartition(key, k - 1, axis=1)[:, :k]
+        rows = np.arange(B)[:, None]
+        cand = np.take_along_axis(cand, np.argsort(key[rows, cand], axis=1), axis=1)
+        valid = scores[rows, cand] < NONE
+        return cand, valid, best
+
+    def _completes(self, table: Table, action: np.ndarray) -> np.ndarray:
+        """bool (B,): the action is a flight landing on the destination with the passenger aboard."""
+        geo = self.geo
+        G = geo.G
+        fly = action < geo.layout.n_fly
+        d, k = np.where(fly, action // (G - 1), 0), np.where(fly, action % (G - 1), 0)
+        landing = geo.ray[table.plane, d, k]
+        return fly & table.aboard & (landing == table.destination_cell) & (landing >= 0)
+
+    def evaluate(self, view, games: np.ndarray, cand: np.ndarray, valid: np.ndarray) -> np.ndarray:
+        """float64 (n, rollouts, k): the value of each rollout after each candidate action of the games
+        ``games`` (cand int64 (n, k), legal where ``valid``)."""
+        n, k = cand.shape
+        R = self.rollouts
+        branches = view.branch(R, self.rng, games).repeat(k)  # row (j·R + r)·k + c: same streams for all c
+        first = np.where(valid, cand, cand[:, :1])  # an invalid candidate repeats the first (legal) one
+        first = np.broadcast_to(first[:, None, :], (n, R, k)).reshape(-1)
+        return self.rollout(view.core, branches, first).reshape(n, R, k)
+
+    def rollout(self, core, state, first: np.ndarray) -> np.ndarray:
+        """Play ``first`` (int64 (M,)) in each game of ``state`` (mutated), then the heuristic until
+        ``tickets`` more tickets are completed, the game ends, or ``horizon`` decisions. Returns the
+        value of each, float64 (M,): the tickets completed, plus ``network`` × the share of the airport
+        cards in play when the last of them was completed (a larger network leaves fewer cards to find
+        in the deck for the next ticket)."""
+        start = state.score.astype(np.int64)
+        M = state.batch_size
+        value = np.zeros(M)
+        ids = np.arange(M)
+        n_cards = self.geo.n_cards
+        core.step(state, first)
+        for _ in range(self.horizon):
+            got = state.score - start[ids]
+            ended = state.done | (got >= self.tickets)
+            value[ids] = got
+            if self.network:
+                in_play = (state.grid >= 0).sum(axis=(1, 2)) / n_cards
+                value[ids] += np.where(got >= self.tickets, self.network * in_play, 0.0)
+            if ended.all():
+                return value
+            if ended.mean() > 0.25:  # drop finished rollouts so they cost nothing more
+                live = np.flatnonzero(~ended)
+                state, ids = state.take(live), ids[live]
+            masks = core.legal_mask(state)
+            core.step(state, self.heuristic.decide(Table.from_state(self.geo, state), masks))
+        return value
