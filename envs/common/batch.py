@@ -23,18 +23,16 @@ def sample_legal(mask: np.ndarray, u: np.ndarray) -> np.ndarray:
     mask = _padded(mask)
     B = mask.shape[0]
     words = mask.view(np.uint64)  # (B, width/8), each byte 0 or 1
-    word_counts = ((words * _BYTE_SUM) >> np.uint64(56)).astype(np.int32)
-    cum = np.cumsum(word_counts, axis=1, dtype=np.int32)
+    cum = np.cumsum((words * _BYTE_SUM) >> np.uint64(56), axis=1)  # legal actions up to each word
     n = cum[:, -1]
-    k = np.floor(np.asarray(u, dtype=np.float64) * n).astype(np.int32)
-    k = np.minimum(k, np.maximum(n - 1, 0))
-    word = (cum <= k[:, None]).sum(axis=1)
+    k = (np.asarray(u, dtype=np.float64) * n).astype(np.uint64)
+    k = np.minimum(k, np.maximum(n, np.uint64(1)) - np.uint64(1))
+    word = np.argmax(cum > k[:, None], axis=1)  # the word holding the k-th legal action
     rows = np.arange(B)
-    word_c = np.minimum(word, cum.shape[1] - 1)
-    before = np.where(word_c > 0, cum[rows, word_c - 1], 0)
-    in_word = np.cumsum(mask.reshape(B, -1, 8)[rows, word_c], axis=1)
-    byte = (in_word <= (k - before)[:, None]).sum(axis=1)
-    out = word_c.astype(np.int64) * 8 + byte
+    before = cum[rows, word] - ((words[rows, word] * _BYTE_SUM) >> np.uint64(56))
+    in_word = np.cumsum(mask.reshape(B, -1, 8)[rows, word], axis=1)
+    byte = np.argmax(in_word > (k - before).astype(np.int64)[:, None], axis=1)
+    out = word.astype(np.int64) * 8 + byte
     out[n == 0] = -1
     return out
 
