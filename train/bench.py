@@ -43,6 +43,9 @@ def add_parser(sub) -> None:
                    "tournament (Flight Tycoon, default 1200, rounded up to balance the seats)")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents (default 0)")
     p.add_argument("--players", type=int, help="Flight Tycoon: number of players (sets the n_players option)")
+    p.add_argument("--lineup", metavar="SPEC,SPEC,...",
+                   help="Flight Tycoon: the agent of each seat, e.g. heuristic,random,random,random — rotated "
+                        "over the seats (default: the --agent list cycled over the seats and rotated)")
     add_rules_arguments(p)
     p.add_argument("--out", type=Path, help="output folder (default out/bench-<game>)")
     p.add_argument("--batch-size", type=int, default=4096, help="games stepped at once (default 4096)")
@@ -84,7 +87,20 @@ def main(args: argparse.Namespace) -> int:
         raise ValueError("--players applies to flight-tycoon only")
     rules = load_rules(args.game, args.rules, args.rule_items,
                        **({"n_players": args.players} if args.game == "flight-tycoon" else {}))
-    specs = args.agents or ["random"]
+    lineup = None
+    if args.lineup is not None:
+        if args.game != "flight-tycoon":
+            raise ValueError("--lineup applies to flight-tycoon only")
+        seats = [x.strip() for x in args.lineup.split(",")]
+        if len(seats) != rules.n_players:
+            raise ValueError(f"--lineup names {len(seats)} seats, the game has {rules.n_players} players")
+        missing = [x for x in seats if args.agents and x not in args.agents]
+        if missing:
+            raise ValueError(f"--lineup seat {missing[0]!r} is not one of the --agent specs {args.agents}")
+        specs = args.agents or list(dict.fromkeys(seats))
+        lineup = [specs.index(x) for x in seats]
+    else:
+        specs = args.agents or ["random"]
     if len(set(specs)) != len(specs):
         raise ValueError(f"each --agent may be given once, got {specs}")
     games = args.games or DEFAULT_GAMES[args.game]
@@ -100,7 +116,8 @@ def main(args: argparse.Namespace) -> int:
         result = bench_airport_scramble(rules, specs, agents, per_agent_games, args.seed, args.batch_size,
                                         not args.no_progress)
     else:
-        result = bench_flight_tycoon(rules, specs, agents, games, args.seed, args.batch_size, not args.no_progress)
+        result = bench_flight_tycoon(rules, specs, agents, games, args.seed, args.batch_size, not args.no_progress,
+                                     lineup=lineup)
     report.write_bench(out, result)
     Console(width=None if sys.stdout.isatty() else 120).print(report.bench_table(result))
     print(f"wrote {', '.join(sorted(p.name for p in out.iterdir()))} to {out}/")
@@ -160,15 +177,19 @@ def bench_airport_scramble(rules, names, agents, n_games, seed, batch_size=4096,
     }
 
 
-def bench_flight_tycoon(rules, names, agents, n_games, seed, batch_size=4096, progress=True) -> dict:
-    """A seat-rotated tournament of ``n_games`` games (rounded up to balance seats); the report dictionary."""
+def bench_flight_tycoon(rules, names, agents, n_games, seed, batch_size=4096, progress=True, lineup=None) -> dict:
+    """A seat-rotated tournament of ``n_games`` games (rounded up to balance seats); the report dictionary.
+
+    ``lineup`` (agent index per seat, optional) fixes the table, rotated over the seats; by default
+    the agents are cycled over the seats and rotated (:func:`train.tournament.seat_rotation`).
+    """
     from envs.flight_tycoon.core import FlightTycoonCore
     from envs.flight_tycoon.knowledge import SeatView
 
     core = FlightTycoonCore(rules)
     n = rules.n_players
-    n_games = balanced_games(n_games, len(agents), n)
-    lineups = schedule(n_games, len(agents), n)
+    n_games = balanced_games(n_games, len(agents), n, lineup)
+    lineups = schedule(n_games, len(agents), n, lineup)
     start = time.perf_counter()
     outcome = play_tournament(core, agents, lineups, game_seeds(seed, n_games), batch_size=batch_size,
                               progress=progress,
@@ -200,7 +221,8 @@ def bench_flight_tycoon(rules, names, agents, n_games, seed, batch_size=4096, pr
         agents_out[name]["rating"] = r
     return {
         "game": "flight-tycoon", "rules": rules.to_dict(), "rules_label": rules.label(), "seed": seed,
-        "games": n_games, "players": n, "seconds": seconds, "games_per_second": n_games / seconds,
+        "games": n_games, "players": n, "lineup": None if lineup is None else [names[a] for a in lineup],
+        "seconds": seconds, "games_per_second": n_games / seconds,
         "agents": agents_out, "head_to_head": {"agents": names, "ahead_rate": np.nan_to_num(score, nan=-1).tolist(),
                                                 "seat_pairs": count.tolist()},
         "comparisons": pairs,

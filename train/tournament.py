@@ -28,13 +28,26 @@ def seat_rotation(n_agents: int, n_seats: int) -> np.ndarray:
     return np.array(lineups, dtype=np.int64)
 
 
-def schedule(n_games: int, n_agents: int, n_seats: int) -> np.ndarray:
+def lineup_rotation(lineup: list[int]) -> np.ndarray:
+    """The seat rotations of one lineup (agent index per seat): ``int64 (n_seats, n_seats)``.
+
+    E.g. ``[H, R, R, R]`` gives H in seat 0, 1, 2, 3 in turn: every agent plays every seat equally
+    often, in the proportions of the lineup.
+    """
+    if not lineup:
+        raise ValueError("a lineup needs at least one seat")
+    n = len(lineup)
+    return np.array([lineup[-r:] + lineup[:-r] if r else list(lineup) for r in range(n)], dtype=np.int64)
+
+
+def schedule(n_games: int, n_agents: int, n_seats: int, lineup: list[int] | None = None) -> np.ndarray:
     """Lineups for ``n_games`` games, ``int64 (n_games, n_seats)``: the rotation repeated.
 
     Raises ``ValueError`` unless ``n_games`` is a multiple of the rotation length (so that the seat
-    balance is exact); :func:`balanced_games` rounds a wish up to such a count.
+    balance is exact); :func:`balanced_games` rounds a wish up to such a count. With ``lineup`` (agent
+    index per seat) the rotation is that lineup's (:func:`lineup_rotation`).
     """
-    rotation = seat_rotation(n_agents, n_seats)
+    rotation = seat_rotation(n_agents, n_seats) if lineup is None else lineup_rotation(lineup)
     if n_games % len(rotation):
         raise ValueError(
             f"--games {n_games} does not balance the seats: use a multiple of {len(rotation)} "
@@ -43,9 +56,9 @@ def schedule(n_games: int, n_agents: int, n_seats: int) -> np.ndarray:
     return np.tile(rotation, (n_games // len(rotation), 1))
 
 
-def balanced_games(n_games: int, n_agents: int, n_seats: int) -> int:
+def balanced_games(n_games: int, n_agents: int, n_seats: int, lineup: list[int] | None = None) -> int:
     """The smallest multiple of the rotation length that is at least ``n_games``."""
-    period = len(seat_rotation(n_agents, n_seats))
+    period = len(seat_rotation(n_agents, n_seats)) if lineup is None else len(lineup)
     return -(-n_games // period) * period
 
 

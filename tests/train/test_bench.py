@@ -65,3 +65,35 @@ def test_malformed_rules_file_is_refused(tmp_path, capsys):
     bad.write_text("grid_size = [\n")
     assert run(["airport-scramble", "--rules", str(bad), "--out", str(tmp_path / "out")]) == 2
     assert "variant.toml" in capsys.readouterr().err and not (tmp_path / "out").exists()
+
+
+def test_flight_tycoon_tournament_writes_win_rates_head_to_head_and_ratings(tmp_path):
+    assert run(["flight-tycoon", "--players", "3", "--games", "30", "--out", str(tmp_path)]) == 0
+    data = results(tmp_path)
+    assert data["players"] == 3 and data["games"] == 30
+    assert data["agents"]["random"]["win_rate"]["value"] == pytest.approx(1 / 3)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["games.csv", "head_to_head.png", "results.json", "win_rates.png"]
+
+
+def test_flight_tycoon_lineup_rotates_one_table_over_the_seats(tmp_path):
+    # Two differently seeded random agents: one seat against three, rotated over the 4 seats.
+    assert run(["flight-tycoon", "--agent", "random", "--agent", "random:", "--lineup", "random,random:,random:,random:",
+                "--games", "10", "--out", str(tmp_path)]) == 0
+    data = results(tmp_path)
+    assert data["games"] == 12 and data["lineup"] == ["random", "random:", "random:", "random:"]
+    assert data["agents"]["random"]["seats_played"] == 12 and data["agents"]["random:"]["seats_played"] == 36
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["flight-tycoon", "--players", "6"], "'n_players'"),
+        (["flight-tycoon", "--lineup", "random,random"], "--lineup names 2 seats, the game has 4 players"),
+        (["flight-tycoon", "--agent", "random", "--lineup", "random,random,random,heuristic"], "not one of the --agent"),
+        (["flight-tycoon", "--agent", "random:games=5"], "games=N per agent applies to airport-scramble"),
+        (["airport-scramble", "--lineup", "random"], "--lineup applies to flight-tycoon only"),
+    ],
+)
+def test_flight_tycoon_bad_input(tmp_path, capsys, argv, message):
+    assert run([*argv, "--out", str(tmp_path / "out")]) == 2
+    assert pytest.importorskip("re").search(message, capsys.readouterr().err)

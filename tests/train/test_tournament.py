@@ -39,3 +39,13 @@ def test_ratings_order_a_stronger_agent_first():
     standings = rng.random(lineups.shape) + (lineups == 1) * 0.5  # agent 1 usually ahead
     r = ratings(lineups, standings, ["weak", "strong"])
     assert r["strong"]["mu"] > r["weak"]["mu"]
+
+
+def test_a_lineup_rotates_so_every_seat_sees_each_agent_in_proportion():
+    from train.tournament import lineup_rotation
+
+    rot = lineup_rotation([0, 1, 1, 1])
+    assert rot.tolist() == [[0, 1, 1, 1], [1, 0, 1, 1], [1, 1, 0, 1], [1, 1, 1, 0]]
+    assert schedule(8, 2, 4, lineup=[0, 1, 1, 1]).shape == (8, 4)
+    with pytest.raises(ValueError, match="multiple of 4"):
+        schedule(6, 2, 4, lineup=[0, 1, 1, 1])
