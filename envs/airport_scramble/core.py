@@ -20,7 +20,8 @@ from envs.airport_scramble.position import LINE_CHOICE, TURN_ACTION, Position
 from envs.airport_scramble.reference import check_seed
 from envs.airport_scramble.rules import AirportScrambleRules
 from envs.common import rng
-from envs.common.batch import BatchedState, count_true
+from envs.common.batch import BatchedState
+from envs.common.bits import BIT, kth_bit, pack_bits
 
 _OCCUPIED = np.uint16(1 << 15)  # neighbour-bits flag of an occupied cell (the top bit)
 _ISOLATED = np.uint16(1 << 14)  # neighbour-bits flag of an empty cell with no neighbour
@@ -38,11 +39,15 @@ class State(BatchedState):
     ``redraw_used`` bool (B,); ``score`` int16 (B,); ``done`` bool (B,).
     Derived: ``nb`` uint16 (B, G² + 1) per cell the colour bits its neighbours demand (H bits of the
     left/right cards, V bits of the upper/lower ones) plus an occupied and an isolated flag (column G²
-    is a scratch cell); ``location`` int16 (B, N) where each card is: its cell if in play, G² + s if
-    face up in slot s, -1 if in the airport deck; ``row_bits`` / ``col_bits`` uint16 (B, G) occupancy
+    is a scratch cell, flagged occupied); ``location`` int16 (B, N) where each card is: its cell if in
+    play, G² + s if face up in slot s, -1 if in the airport deck; ``row_bits`` / ``col_bits`` uint16 (B, G) occupancy
     of each row (bit = column) and column (bit = row); ``cell_values`` float32 (B, 2G²) the
     observation's per-cell colour values; ``lines`` bool (B, 2, G, G) the choosable lines (by first
-    cell) in the line-choice phase.
+    cell) in the line-choice phase; ``deck_bits`` uint64 (B, ceil(N / 64)) and ``ticket_bits`` uint64
+    (B, 1) the two decks as bitsets (bit i of word w: card / ticket 64 w + i), for O(1) counts and draws;
+    ``placed`` int16 (B, G²) the cells holding a card, in no particular order, its first ``n_placed``
+    int16 (B,) entries valid (the rest are stale), so that the cells next to the network are found
+    without scanning every cell.
     """
 
     key: np.ndarray
@@ -66,6 +71,10 @@ class State(BatchedState):
     col_bits: np.ndarray
     cell_values: np.ndarray
     lines: np.ndarray
+    deck_bits: np.ndarray
+    ticket_bits: np.ndarray
+    placed: np.ndarray
+    n_placed: np.ndarray
 
     @property
     def plane_row(self) -> np.ndarray:
@@ -76,6 +85,52 @@ class State(BatchedState):
     def plane_col(self) -> np.ndarray:
         """int (B,): the plane's column."""
         return self.plane % self.grid.shape[1]
+
+
+def pack_set(flags: np.ndarray) -> np.ndarray:
+    """``uint64 (n, ceil(w / 64))``: the sets ``bool (n, w)`` as bitsets (bit i of word j: item 64 j + i)."""
+    return np.stack([pack_bits(flags[:, i : i + 64]) for i in range(0, max(flags.shape[1], 1), 64)], axis=1)
+
+
+def set_size(words: np.ndarray) -> np.ndarray:
+    """``int64 (n,)``: the number of items of each bitset ``uint64 (n, W)``."""
+    if words.shape[1] == 1:
+        return np.bitwise_count(words[:, 0]).astype(np.int64)
+    return np.bitwise_count(words).sum(axis=1, dtype=np.int64)
+
+
+def kth_member(words: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """``int64 (n,)``: the k-th item (0-based, by id) of each bitset ``uint64 (n, W)``; ``0 <= k < size``."""
+    if words.shape[1] == 1:
+        return kth_bit(words[:, 0], k)
+    counts = np.bitwise_count(words).astype(np.int64)
+    before = np.cumsum(counts, axis=1) - counts
+    word = (before <= k[:, None]).sum(axis=1) - 1  # the last word starting at or below k
+    rows = np.arange(len(k))
+    return word * 64 + kth_bit(words[rows, word], k - before[rows, word])
+
+
+def _enumerate(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(row, j)``, int64, one entry per item of ``counts[row]`` items: j = 0 .. counts[row] - 1, row by row."""
+    row = np.repeat(np.arange(len(counts)), counts)
+    return row, np.arange(len(row)) - np.repeat(np.cumsum(counts) - counts, counts)
+
+
+def flat(a: np.ndarray) -> np.ndarray:
+    """The 1-D view of a C-contiguous state array (flat indices are cheaper than (game, i) pairs)."""
+    if not a.flags.c_contiguous:
+        raise ValueError("state arrays must be C-contiguous")
+    return a.reshape(-1)
+
+
+def _rows_of(mask: np.ndarray) -> tuple[np.ndarray | None, int]:
+    """``(flat, stride)``: a 1-D view of a 2-D ``bool`` array whose rows may be padded (``mask[i, j]``
+    is ``flat[i * stride + j]``), or ``(None, 0)`` if its elements are not adjacent within a row."""
+    if mask.ndim != 2 or mask.strides[1] != 1 or mask.strides[0] < mask.shape[1] or not mask.flags.writeable:
+        return None, 0
+    n, stride = mask.shape[0], mask.strides[0]
+    size = (n - 1) * stride + mask.shape[1] if n else 0
+    return np.lib.stride_tricks.as_strided(mask, shape=(size,), strides=(1,)), stride
 
 
 def occupancy_bits(grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -130,6 +185,10 @@ class AirportScrambleCore:
                 inside = (rr >= 0) & (rr < G) & (cc >= 0) & (cc < G)
                 self.ray[:, d, j - 1] = np.where(inside, rr * G + cc, G2)
             self.neighbour[:, d] = self.ray[:, d, 0]
+        self.cell_row, self.cell_col = rows, cols
+        self.position_bit = (1 << np.arange(G)).astype(np.uint16)
+        # What a card demands of its (N, E, S, W) neighbours: V, H, V, H colour bits (row N: no card).
+        self.neighbour_demand = np.stack([self.v_bits, self.h_bits, self.v_bits, self.h_bits], axis=1)
         # AS-8 runs along a row or column with occupancy ``bits`` from position p:
         # run_after[bits * G + p] counts the ones at p+1, p+2, ...; run_before those at p-1, p-2, ...
         bits = np.arange(2**G)[:, None]
@@ -145,8 +204,8 @@ class AirportScrambleCore:
             self.run_after += after
             self.run_before += before
         self.run_after, self.run_before = self.run_after.ravel(), self.run_before.ravel()
-        self.nb_template = np.zeros(G2 + 1, np.uint16)
-        self.nb_template[:G2] = _ISOLATED
+        self.nb_template = np.full(G2 + 1, _ISOLATED, np.uint16)
+        self.nb_template[G2] = _OCCUPIED  # the scratch cell: never cleared (only _ISOLATED is), never open
         # AS-8: legal distances 1..G-1 given the reach (0..G-1) and whether stopping early is affordable.
         distance = np.arange(1, G)
         reach = np.arange(G)[:, None, None]
@@ -166,6 +225,7 @@ class AirportScrambleCore:
             chosen = [i for i in range(F) if m >> i & 1]
             self.replace_slots[m, : len(chosen)] = chosen
         self.slot_bits = (1 << np.arange(F)).astype(np.int64)
+        self.slot_columns = (np.arange(F) * G2)[:, None]  # offset of slot s's block among the play actions
         # AS-10 legality by (filled slots bitmask, min(deck size, F), points >= replace_cost):
         filled = np.arange(2**F)[:, None, None, None]
         deck = np.arange(F + 1)[None, :, None, None]
@@ -173,13 +233,41 @@ class AirportScrambleCore:
         self.replace_table = (
             ((masks & ~filled) == 0) & self.replace_allowed & (self.replace_count[1:] <= deck) & affordable
         ).reshape(-1, 2**F - 1)
-        self._buffers: dict[tuple, np.ndarray] = {}
+        self._cache: dict = {}  # small per-batch-size tables (see _steps, _rows_of)
         self.obs_start = {name: seg.start for name, seg in self.obs_layout.segments.items()}
-        # Compared with int16 cells/slots (same dtypes keep the comparisons fast).
         at = self.obs_start
-        self.cell_start = np.array([at["origin_cell"], at["destination_cell"]])
-        self.slot_start = np.array([at["slot_origin"], at["slot_destination"]])
-        self.place_start = np.array([at["origin_place"], at["destination_place"]])
+        # observe zeroes the one-hot segments and writes single ones; the slots' and the ticket's colours
+        # (written in full) join the zeroed ranges so that they merge into fewer, longer ones.
+        zeroed = ["plane", "origin_cell", "destination_cell", "slot_hv", "slot_origin", "slot_destination",
+                  "origin_hv", "destination_hv", "origin_place", "destination_place"]
+        ranges = sorted((self.obs_layout.segment(name).start, self.obs_layout.segment(name).stop) for name in zeroed)
+        self.one_hot_ranges = []  # adjacent segments merged
+        for start, stop in ranges:
+            if self.one_hot_ranges and self.one_hot_ranges[-1][1] == start:
+                start = self.one_hot_ranges.pop()[0]
+            self.one_hot_ranges.append((start, stop))
+        # Observation of the ticket's two ends (origin, destination). By ticket (row T, reached by -1:
+        # no ticket): the two cards, and their (H, V) colour values as float32 pairs.
+        self.ticket_cards = np.zeros((self.T + 1, 2), np.int64)
+        self.ticket_cards[: self.T, 0], self.ticket_cards[: self.T, 1] = self.origin, self.destination
+        self.ticket_hv = np.zeros((self.T + 1, 2), np.uint64)
+        self.ticket_hv[: self.T] = self.hv_values[self.ticket_cards[: self.T]]
+        # The three one-hot columns (cell, slot, place) of end e at code c = 1 + location (0 in the
+        # deck, 1 + cell in play, 1 + G² + slot face up) or ``no_ticket_code``; columns with nothing to
+        # mark point at the die column, which is written afterwards. Row e * K + c.
+        K = G2 + F + 2
+        self.ticket_code_offset = np.array([1, K + 1])  # added to the locations of the two ends
+        self.no_ticket_code = np.array([K - 1, 2 * K - 1])
+        self.ticket_one_hot = np.full((2 * K, 3), at["die"], np.int64)
+        ends = [("origin_cell", "slot_origin", "origin_place"),
+                ("destination_cell", "slot_destination", "destination_place")]
+        for e, (cell_seg, slot_seg, place_seg) in enumerate(ends):
+            table = self.ticket_one_hot[e * K : (e + 1) * K]
+            table[0, 2] = at[place_seg] + 2  # in the deck
+            table[1 : G2 + 1, 0] = at[cell_seg] + np.arange(G2)
+            table[1 : G2 + 1, 2] = at[place_seg]
+            table[G2 + 1 : G2 + F + 1, 1] = at[slot_seg] + np.arange(F)
+            table[G2 + 1 : G2 + F + 1, 2] = at[place_seg] + 1
         self.start = self._start_tables()
 
     def _start_tables(self) -> State:
@@ -199,14 +287,8 @@ class AirportScrambleCore:
         self._place(s, t, np.full(T, self.centre), origin)
         s.slots[:, 0] = destination
         s.location[t, destination] = self.G2
+        s.deck_bits[:], s.ticket_bits[:] = pack_set(s.deck), pack_set(s.ticket_deck)
         return s
-
-    def _buffer(self, name: str, shape: tuple, dtype) -> np.ndarray:
-        """A reusable scratch array (large temporaries cost page faults on every allocation)."""
-        buf = self._buffers.get((name, shape))
-        if buf is None:
-            buf = self._buffers[(name, shape)] = np.empty(shape, dtype)
-        return buf
 
     # --- state creation ---------------------------------------------------------------------------
 
@@ -234,6 +316,10 @@ class AirportScrambleCore:
             col_bits=np.zeros((B, G), np.uint16),
             cell_values=np.zeros((B, 2 * self.G2), np.float32),
             lines=np.zeros((B, 2, G, G), bool),
+            deck_bits=np.zeros((B, -(-N // 64)), np.uint64),
+            ticket_bits=np.zeros((B, 1), np.uint64),
+            placed=np.zeros((B, self.G2), np.int16),
+            n_placed=np.zeros(B, np.int16),
         )
 
     @staticmethod
@@ -268,16 +354,11 @@ class AirportScrambleCore:
         t = rng.draw_below_array(rng.stream_array(keys, np.zeros(n, np.int64)), self.T)  # the k-th of a full deck
         s.key[games], s.counter[games] = keys, 1
         start = self.start
-        s.grid[games] = start.grid[t]
-        s.nb[games] = start.nb[t]
-        s.location[games] = start.location[t]
-        s.cell_values[games] = start.cell_values[t]
-        s.row_bits[games] = start.row_bits[t]
-        s.col_bits[games] = start.col_bits[t]
-        s.deck[games] = start.deck[t]
-        s.ticket_deck[games] = start.ticket_deck[t]
-        s.slots[games] = start.slots[t]
+        for name in ("grid", "nb", "location", "cell_values", "row_bits", "col_bits", "deck", "deck_bits",
+                     "ticket_deck", "ticket_bits", "slots"):
+            getattr(s, name)[games] = np.take(getattr(start, name), t, axis=0)
         s.plane[games] = self.centre
+        s.placed[games, 0], s.n_placed[games] = self.centre, 1  # (the start tables' one card)
         s.ticket[games], s.die[games] = t, self.turns[t]
         s.points[games] = self.rules.action_points
         s.aboard[games] = True  # AS-6: the passenger boards at once
@@ -287,9 +368,10 @@ class AirportScrambleCore:
         s.done[games] = False
         count = min(self.F - 1, self.N - 2)  # slots 1..F-1 in order; a slot stays empty if the deck is
         if count > 0:
-            cards = self._draw(s, games, np.full(n, count), s.deck)
-            s.slots[games, 1 : 1 + count] = cards
-            s.location[games[:, None], cards] = self.G2 + np.arange(1, 1 + count)
+            row, j, card = self._draw(s, games, np.full(n, count), s.deck_bits, s.deck)
+            g = games[row]
+            flat(s.slots)[g * self.F + 1 + j] = card
+            flat(s.location)[g * self.N + card] = self.G2 + 1 + j
 
     def reseed(self, state: State, seeds) -> None:
         """Give every game a fresh random stream (key from ``seeds``, counter 0); the table is kept."""
@@ -319,6 +401,8 @@ class AirportScrambleCore:
                     s.location[i, card] = self.G2 + slot
         s.nb[:] = self.neighbour_bits(s.grid)
         s.row_bits[:], s.col_bits[:] = occupancy_bits(s.grid)
+        s.placed[:], s.n_placed[:] = self._placed_cells(s.grid)
+        s.deck_bits[:], s.ticket_bits[:] = pack_set(s.deck), pack_set(s.ticket_deck)
         s.cell_values.view(np.uint64)[:] = self.hv_values[s.grid.reshape(B, -1).view(np.uint8)]
         choosing = np.flatnonzero(s.phase == LINE_CHOICE)
         s.lines[choosing] = choosable_lines(s.grid[choosing])
@@ -347,56 +431,65 @@ class AirportScrambleCore:
     # --- cards moving -----------------------------------------------------------------------------
 
     @staticmethod
-    def _draw(s: State, games: np.ndarray, counts: np.ndarray, present: np.ndarray) -> np.ndarray:
-        """Draw ``counts[i]`` cards, one after another, from ``present[games[i]]`` (each holding enough).
+    def _draw(s: State, games: np.ndarray, counts: np.ndarray, bits: np.ndarray, present: np.ndarray):
+        """Draw ``counts[i]`` cards, one after another, from the set of game ``games[i]`` (each holding
+        enough), given both as ``bits`` ``uint64 (B, W)`` and as ``present`` ``bool (B, n)``.
 
         Draw j of a game is the k-th remaining card by id, ``k = draw_below(stream(key, counter + j),
-        cards left)``, exactly as drawing one at a time. Returns int64 ``(len(games), max(counts))``
-        card ids in draw order, -1 past a game's count; removes them from ``present``.
+        cards left)``, exactly as drawing one at a time. Returns ``(row, j, card)``, int64 arrays with
+        one entry per card drawn, game by game in draw order: ``games[row]`` drew ``card`` as its
+        draw ``j``. Removes the cards from ``bits`` and ``present``; advances the counters.
         """
         n, M = len(games), int(counts.max(initial=0))
-        if M == 0:
-            return np.full((n, 0), -1, np.int64)
-        pool = present[games]
-        csum = np.cumsum(pool, axis=1, dtype=np.int32)
-        j = np.arange(M)
-        values = rng.stream_array(s.key[games][:, None], s.counter[games][:, None] + j)
-        rank = rng.draw_below_array(values, np.maximum(csum[:, -1:] - j, 1))
-        if M > 1:  # rank among the cards left after j draws -> rank in the pool before any of them
-            several = np.flatnonzero(counts > 1)
-            sub = rank[several].T.copy()
-            for jj in range(1, M):
-                rank_j = x = sub[jj]
-                for _ in range(jj):  # x = rank_j + (earlier draws at or below x): a fixed point
-                    x = rank_j + sum(sub[k] <= x for k in range(jj))
-                sub[jj] = x
-            rank[several] = sub.T
-        drawn = j < counts[:, None]
-        row, col = np.nonzero(drawn)
-        if len(row) != n or M > 1:
-            csum = csum[row]
-        card = np.argmax(csum > rank[row, col].astype(np.int32)[:, None], axis=1)
-        cards = np.full((n, M), -1, np.int64)
-        cards[row, col] = card
-        present[games[row], card] = False
+        if M <= 1:
+            row = np.arange(n) if M and counts.min() == 1 else np.flatnonzero(counts)
+            j = np.zeros(len(row), np.int64)
+        else:
+            row, j = _enumerate(counts)
+        g = games[row]
+        words = np.take(bits, games, axis=0)
+        values = rng.stream_array(s.key[g], s.counter[g] + j)
+        k = rng.draw_below_array(values, set_size(words)[row] - j)  # among the cards left then
+        for jj in range(1, M):  # -> rank among the cards before any draw (a game's draws are adjacent)
+            at = np.flatnonzero(j == jj)
+            rank = x = k[at]
+            for _ in range(jj):  # x = rank + (earlier draws at or below x): a fixed point
+                x = rank + sum(k[at - jj + i] <= x for i in range(jj))
+            k[at] = x
+        card = kth_member(np.take(words, row, axis=0), k)
+        flat(present)[g * present.shape[1] + card] = False
+        if words.shape[1] == 1:
+            left = words[:, 0]
+            np.bitwise_and.at(left, row, ~BIT[card])
+            bits[games, 0] = left
+        else:
+            bits[games] = pack_set(present[games])
         s.counter[games] += counts
-        return cards
+        return row, j, card
 
     def _place(self, s: State, games, cells, cards) -> None:
-        """Put ``cards`` on ``cells`` of ``games`` and update the neighbour bits around them."""
-        s.grid.reshape(len(s.done), -1)[games, cells] = cards
-        s.location[games, cards] = cells
-        row, col = cells // self.G, cells % self.G
-        s.row_bits[games, row] |= (1 << col).astype(np.uint16)
-        s.col_bits[games, col] |= (1 << row).astype(np.uint16)
-        s.cell_values.view(np.uint64)[games, cells] = self.hv_values[cards]
-        nb = s.nb
-        nb[games, cells] = nb[games, cells] & ~_ISOLATED | _OCCUPIED
+        """Put ``cards`` on ``cells`` of ``games`` (int64 (n,) each, one card per game) and update the
+        derived fields around them."""
+        G, G2 = self.G, self.G2
+        flat(s.grid)[games * G2 + cells] = cards
+        flat(s.location)[games * self.N + cards] = cells
+        flat(s.placed)[games * G2 + s.n_placed[games]] = cells
+        s.n_placed[games] += 1
+        row, col = self.cell_row[cells], self.cell_col[cells]
+        flat(s.row_bits)[games * G + row] |= self.position_bit[col]
+        flat(s.col_bits)[games * G + col] |= self.position_bit[row]
+        flat(s.cell_values.view(np.uint64))[games * G2 + cells] = self.hv_values[cards]
+        nb = flat(s.nb)
+        at = games * (G2 + 1) + cells
+        nb[at] = nb[at] & ~_ISOLATED | _OCCUPIED
         # N and S neighbours see the card's V colour, E and W its H colour (off-grid: the scratch cell).
-        rows, others = np.broadcast_to(np.asarray(games)[:, None], (len(cells), 4)), self.neighbour[cells]
-        v, h = self.v_bits[cards], self.h_bits[cards]
-        bits = np.stack([v, h, v, h], axis=1)
-        nb[rows, others] = nb[rows, others] & ~_ISOLATED | bits
+        at = np.take(self.neighbour.T, cells, axis=1) + games * (G2 + 1)  # (4, n): not (n, 4), a short last axis
+        nb[at] = nb[at] & ~_ISOLATED | np.take(self.neighbour_demand.T, cards, axis=1)
+
+    def _placed_cells(self, grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The ``placed`` and ``n_placed`` fields computed from scratch for grids ``int8 (n, G, G)``."""
+        empty = grid.reshape(len(grid), -1) < 0
+        return np.argsort(empty, axis=1, kind="stable").astype(np.int16), (~empty).sum(axis=1).astype(np.int16)
 
     def neighbour_bits(self, grid: np.ndarray) -> np.ndarray:
         """``uint16 (n, G²+1)``: the ``nb`` field computed from scratch for grids ``int8 (n, G, G)``."""
@@ -407,7 +500,7 @@ class AirportScrambleCore:
         bits = h[:, 1:-1, :-2] | h[:, 1:-1, 2:] | v[:, :-2, 1:-1] | v[:, 2:, 1:-1]
         bits |= (grid >= 0) * _OCCUPIED
         bits |= (bits == 0) * _ISOLATED
-        nb = np.zeros((n, self.G2 + 1), np.uint16)
+        nb = np.full((n, self.G2 + 1), _OCCUPIED, np.uint16)  # the scratch cell as in nb_template
         nb[:, : self.G2] = bits.reshape(n, -1)
         return nb
 
@@ -417,15 +510,35 @@ class AirportScrambleCore:
         """AS-8: int64 (len(games), 4) consecutive occupied cells from ``plane`` in each direction
         (N, E, S, W), read from the occupancy bits of the plane's row and column."""
         G = self.G
-        row, col = plane // G, plane % G
-        in_row = s.row_bits[games, row].astype(np.intp) * G  # index of (bits, position) in the tables
-        in_col = s.col_bits[games, col].astype(np.intp) * G
+        row, col = self.cell_row[plane], self.cell_col[plane]
+        # index of (bits, position) in the run tables
+        in_row = flat(s.row_bits)[games * G + row].astype(np.intp) * G
+        in_col = flat(s.col_bits)[games * G + col].astype(np.intp) * G
         reach = np.empty((len(games), 4), np.uint8)
         np.take(self.run_before, in_col + row, out=reach[:, 0])
         np.take(self.run_after, in_row + col, out=reach[:, 1])
         np.take(self.run_after, in_col + row, out=reach[:, 2])
         np.take(self.run_before, in_row + col, out=reach[:, 3])
         return reach.astype(np.intp)
+
+    def _rows_of(self, mask: np.ndarray) -> tuple[np.ndarray | None, int]:
+        """:func:`_rows_of`; for a padded mask (a view) the view is kept for the next call, which
+        usually passes the same buffer (building it costs more than a small step's work)."""
+        if mask.flags.c_contiguous:
+            return mask.reshape(-1), mask.shape[1]
+        last = self._cache.get("rows_of")
+        if last is None or last[0] is not mask:
+            last = self._cache["rows_of"] = (mask, *_rows_of(mask))
+        return last[1], last[2]
+
+    def _steps(self, B: int, step: int) -> np.ndarray:
+        """``int64 (B,)``: 0, step, 2 step, ... (row offsets for flat indices; cached, read-only)."""
+        key = ("steps", B, step)
+        steps = self._cache.get(key)
+        if steps is None:
+            steps = self._cache[key] = np.arange(0, B * step, step)
+            steps.flags.writeable = False
+        return steps
 
     def legal_mask(self, state: State, out: np.ndarray | None = None) -> np.ndarray:
         """``bool (B, n_actions)``: the legal actions of each game's decision now (none if done).
@@ -435,28 +548,45 @@ class AirportScrambleCore:
         s, L, G2, F = state, self.layout, self.G2, self.F
         B = s.batch_size
         mask = np.empty((B, self.n_actions), bool) if out is None else out
+        games = self._steps(B, 1)
         # AS-8 fly: k <= reach; the full reach costs 1, stopping early 1 + stop_early_cost.
-        row = self._reach(s, np.arange(B), s.plane) * 2  # fly_table row: 2 * reach + early_ok
+        row = self._reach(s, games, s.plane) * 2  # fly_table row: 2 * reach + early_ok
         row += (s.points > self.rules.stop_early_cost)[:, None]
         fly = mask[:, : L.n_fly].reshape(B, 4, self.G - 1)
         np.take(self.fly_table, row, axis=0, out=fly, mode="clip")
-        # AS-9 play: the cell is empty, next to a card, and every neighbour's colour matches.
-        fits = self._buffer("fits", (B, F, G2), np.uint16)
-        np.bitwise_and(s.nb[:, None, :G2], self.slot_misfit[s.slots][:, :, None], out=fits)
-        play = mask[:, L.play_offset : L.replace_offset].reshape(B, F, G2)
-        np.equal(fits, 0, out=play)
+        mask[:, L.play_offset : L.wait] = False
+        # AS-9 play: the cell is empty, next to a card, and every neighbour's colour matches. Only the
+        # few open cells (empty, not isolated: no flag bit set) are tested against the slots' cards.
+        # The open cells are found around the cards in play (a cell next to several comes up several
+        # times, which only sets its entries more than once); 1-D index arrays, as numpy's boolean
+        # indexing and nonzero are slow on large or 2-D arrays.
+        game, i = _enumerate(s.n_placed)
+        placed = flat(s.placed)[game * G2 + i]
+        cells = np.take(self.neighbour.T, placed, axis=1).reshape(-1)  # 4 per card; off-grid: G²
+        game = np.tile(game, 4)
+        demand = flat(s.nb)[game * (G2 + 1) + cells]
+        is_open = np.flatnonzero(demand < _ISOLATED)  # empty, not isolated (scratch cells read occupied)
+        game, cell, demand = game[is_open], cells[is_open], demand[is_open]
+        # Slot-major (F, open cells) arrays: numpy is slow on short last axes and on fancy row indexing.
+        fits = (np.take(self.slot_misfit[s.slots.T], game, axis=1) & demand) == 0  # (F, open cells)
+        column = (L.play_offset + cell) + self.slot_columns  # play (slot, cell)
+        rows, stride = self._rows_of(mask)
+        if rows is None:
+            mask[np.broadcast_to(game, column.shape), column] = fits
+        else:
+            column += game * stride
+            rows[column] = fits  # (all (slot, open cell) entries, so no nonzero pass is needed)
         # AS-10 replace: only non-empty slots, at most max_replace, the deck must hold as many.
         row = (s.slots >= 0) @ self.slot_bits * (2 * F + 2)
-        row += np.minimum(count_true(s.deck), F) * 2
+        row += np.minimum(set_size(s.deck_bits), F) * 2
         row += s.points >= self.rules.replace_cost
         ok = mask[:, L.replace_offset : L.line_offset]
         np.take(self.replace_table, row, axis=0, out=ok, mode="clip")
-        mask[:, L.line_offset : L.wait] = False
         # AS-11 wait: legal if allowed, or if nothing else is.
         if self.rules.allow_wait:
             mask[:, L.wait] = True
         else:
-            mask[:, L.wait] = ~(fly.any(axis=(1, 2)) | play.any(axis=(1, 2)) | ok.any(axis=1))
+            mask[:, L.wait] = ~(fly.any(axis=(1, 2)) | mask[:, L.play_offset : L.line_offset].any(axis=1))
         choosing = np.flatnonzero(s.phase == LINE_CHOICE)
         if choosing.size:  # AS-15: only a line may be chosen
             mask[choosing] = False
@@ -475,40 +605,41 @@ class AirportScrambleCore:
         s, lay, G2, F = state, self.obs_layout, self.G2, self.F
         B = s.batch_size
         obs = np.empty((B, self.obs_size), np.float32) if out is None else out
+        o = obs if obs.flags.c_contiguous else np.empty((B, self.obs_size), np.float32)
         at = self.obs_start
-        obs.fill(0)  # one contiguous pass is cheaper than zeroing the one-hot segments one by one
-        obs[:, at["cell_hv"] : at["cell_hv"] + 2 * G2] = s.cell_values
-        games = np.arange(B)
-        obs[games, at["plane"] + s.plane] = 1
+        for start, stop in self.one_hot_ranges:  # every other value is written in full below
+            o[:, start:stop] = 0
+        o[:, at["cell_hv"] : at["cell_hv"] + 2 * G2] = s.cell_values
+        ones = o.reshape(-1)
+        base = self._steps(B, self.obs_size)
+        ones[base + (at["plane"] + s.plane)] = 1
         hv = np.take(self.hv_values, s.slots.view(np.uint8).astype(np.intp))
-        obs[:, at["slot_hv"] : at["slot_hv"] + 2 * F] = hv.view(np.float32)
-        # The ticket's origin (column 0) and destination (column 1): where they are (-2: no ticket).
-        t = s.ticket.astype(np.intp)
-        active = (t >= 0)[:, None]
-        cards = np.stack([self.origin[t], self.destination[t]], axis=1)
-        where = np.where(active, np.take_along_axis(s.location, cards, axis=1), -2)
-        in_play, face_up = (where >= 0) & (where < G2), where >= G2
-        rows = games[:, None]
-        # One-hot entries; entries with nothing to mark go to the die column, written below.
-        dump = at["die"]
-        obs[rows, np.where(in_play, self.cell_start + where, dump)] = 1
-        obs[rows, np.where(face_up, self.slot_start + where - G2, dump)] = 1
-        place = np.where(in_play, 0, np.where(face_up, 1, 2)) + self.place_start
-        obs[rows, np.where(active, place, dump)] = 1
-        obs[:, at["origin_hv"] : at["origin_hv"] + 4] = self.hv_values[cards].view(np.float32) * active
-        scalars = self._buffer("scalars", (B, 9), np.float32)  # die .. score, contiguous in the layout
+        o[:, at["slot_hv"] : at["slot_hv"] + 2 * F] = hv.view(np.float32)
+        # Where the ticket's origin and destination are: their one-hot columns from a table by
+        # (end, 1 + location); "no ticket" is the table's last code.
+        t = s.ticket.astype(np.intp)  # -1 (no ticket) picks the tables' last row
+        # (End-major (2, B) arrays: numpy is slow on short last axes.)
+        cards = np.take(self.ticket_cards.T, t, axis=1) + self._steps(B, self.N)
+        code = np.take(flat(s.location), cards) + self.ticket_code_offset[:, None]
+        code = np.where(t >= 0, code, self.no_ticket_code[:, None])
+        columns = np.take(self.ticket_one_hot.T, code, axis=1)  # (3, 2, B)
+        columns += base
+        ones[columns] = 1
+        o[:, at["origin_hv"] : at["origin_hv"] + 4] = np.take(self.ticket_hv, t, axis=0).view(np.float32)
+        scalars = o[:, at["die"] : at["die"] + 9]  # die .. score, contiguous in the layout
         scalars[:, 0] = scaled(s.die, lay.die_scale)
         scalars[:, 1] = scaled(s.points, self.rules.action_points)
         scalars[:, 2] = s.aboard
         scalars[:, 3] = s.ticket >= 0
         scalars[:, 4] = s.phase == LINE_CHOICE
         scalars[:, 5] = s.redraw_used
-        scalars[:, 6] = scaled(count_true(s.deck), self.N)
-        scalars[:, 7] = scaled(count_true(s.ticket_deck), self.T)
+        scalars[:, 6] = scaled(set_size(s.deck_bits), self.N)
+        scalars[:, 7] = scaled(set_size(s.ticket_bits), self.T)
         scalars[:, 8] = scaled(s.score, self.T)
-        obs[:, at["die"] : at["die"] + 9] = scalars
-        obs[:, at["deck"] : at["deck"] + self.N] = s.deck
-        obs[:, at["ticket_deck"] : at["ticket_deck"] + self.T] = s.ticket_deck
+        o[:, at["deck"] : at["deck"] + self.N] = s.deck
+        o[:, at["ticket_deck"] : at["ticket_deck"] + self.T] = s.ticket_deck
+        if o is not obs:
+            obs[...] = o
         return obs
 
     # --- playing ------------------------------------------------------------------------------------
@@ -549,38 +680,47 @@ class AirportScrambleCore:
     def _play_and_replace(self, s: State, play, play_rel, replace, slot_mask) -> None:
         """AS-9 play (place, refill the slot at once, empty if the deck is) and AS-10 replace (draw
         the replacements in slot order, then shuffle the chosen cards back), drawing in one pass."""
-        slot, cell = play_rel // self.G2, play_rel % self.G2
-        self._place(s, play, cell, s.slots[play, slot].astype(np.int64))
+        F, N, G2 = self.F, self.N, self.G2
+        slots, location = flat(s.slots), flat(s.location)
+        slot, cell = play_rel // G2, play_rel % G2
+        played_at = play * F + slot
+        self._place(s, play, cell, slots[played_at].astype(np.int64))
         s.points[play] -= 1
         s.points[replace] -= self.rules.replace_cost
-        refill = s.deck[play].any(axis=1)
+        refill = np.take(s.deck_bits, play, axis=0).any(axis=1)
+        # The chosen slots of a replace, in slot order (a play refills its one slot the same way).
+        chosen = np.take(self.replace_slots, slot_mask, axis=0).reshape(-1)  # (n * F,), -1 padded
+        back = np.flatnonzero(chosen >= 0)
+        back_game = replace[back // F]
+        back_at = back_game * F + chosen[back]
+        returned = slots[back_at].astype(np.int64)
         games = np.concatenate([play, replace])
         counts = np.concatenate([refill.astype(np.int64), self.replace_count[slot_mask]])
-        targets = np.concatenate([np.full((len(play), self.F), -1), self.replace_slots[slot_mask]])
-        targets[: len(play), 0] = slot
-        returned = s.slots[replace].astype(np.int64)
-        cards = self._draw(s, games, counts, s.deck)
-        drawn = cards >= 0
-        rows = np.broadcast_to(games[:, None], cards.shape)
-        slots = targets[:, : cards.shape[1]][drawn]
-        s.slots[rows[drawn], slots] = cards[drawn]
-        s.location[rows[drawn], cards[drawn]] = self.G2 + slots
-        s.slots[play[~refill], slot[~refill]] = -1
-        chosen = (slot_mask[:, None] >> np.arange(self.F)) & 1 == 1
-        rows, returned = np.broadcast_to(replace[:, None], chosen.shape)[chosen], returned[chosen]
-        s.deck[rows, returned] = True
-        s.location[rows, returned] = -1
+        row, j, card = self._draw(s, games, counts, s.deck_bits, s.deck)
+        masks = np.concatenate([self.slot_bits[slot], slot_mask])
+        target = self.replace_slots.reshape(-1)[masks[row] * F + j]
+        game = games[row]
+        slots[game * F + target] = card
+        location[game * N + card] = G2 + target
+        slots[played_at[~refill]] = -1
+        flat(s.deck)[back_game * N + returned] = True
+        location[back_game * N + returned] = -1
+        if s.deck_bits.shape[1] == 1:
+            back = s.deck_bits[:, 0]  # a contiguous view: the bits go back in place
+            np.bitwise_or.at(back, back_game, BIT[returned])
+        else:
+            s.deck_bits[replace] = pack_set(s.deck[replace])
 
     def _fly(self, s: State, games, actions, rewards) -> None:
         """AS-8 and AS-12."""
         G = self.G
         d, k = actions // (G - 1), actions % (G - 1) + 1
         start = s.plane[games].astype(np.int64)
-        reach = self._reach(s, games, start)[np.arange(len(games)), d]
+        reach = self._reach(s, games, start).reshape(-1)[np.arange(0, 4 * len(games), 4) + d]
         s.points[games] -= np.where(k == reach, 1, 1 + self.rules.stop_early_cost).astype(np.int8)
-        path = self.ray[start, d]  # (n, G) cells along the flight
-        s.plane[games] = path[np.arange(len(games)), k - 1]
+        s.plane[games] = self.ray.reshape(-1)[(start * 4 + d) * G + k - 1]
         if self.rules.pickup_in_flight:
+            path = self.ray[start, d]  # (n, G) cells along the flight
             for j in range(int(k.max())):  # the cells along the path, in order
                 on = k > j
                 self._arrive(s, games[on], path[on, j], rewards)
@@ -591,7 +731,7 @@ class AirportScrambleCore:
         """AS-12: board at the origin; with the passenger aboard, complete at the destination."""
         t = s.ticket[games].astype(np.int64)
         active = t >= 0
-        card = s.grid.reshape(len(s.done), -1)[games, cells]
+        card = flat(s.grid)[games * self.G2 + cells]
         board = active & ~s.aboard[games] & (card == self.origin[t])
         complete = active & s.aboard[games] & (card == self.destination[t])
         s.aboard[games[board]] = True
@@ -618,13 +758,13 @@ class AirportScrambleCore:
 
     def _draw_ticket(self, s: State, games) -> None:
         """AS-14, AS-15 and AS-12's board-on-draw for games that need a new ticket."""
-        won = ~s.ticket_deck[games].any(axis=1)
+        won = s.ticket_bits[games, 0] == 0
         s.done[games[won]] = True  # AS-14: the ticket deck is empty
         games = games[~won]
         if not games.size:
             return
         one = np.ones(len(games), np.int64)
-        t = self._draw(s, games, one, s.ticket_deck)[:, 0]
+        t = self._draw(s, games, one, s.ticket_bits, s.ticket_deck)[2]
         s.ticket[games], s.die[games], s.aboard[games] = t, self.turns[t], False
         origin, destination = s.location[games, self.origin[t]], s.location[games, self.destination[t]]
         preplayed = (origin >= 0) & (origin < self.G2) & (destination >= 0) & (destination < self.G2)
@@ -635,13 +775,15 @@ class AirportScrambleCore:
             choose = lines.reshape(len(pre), -1).any(axis=1)  # else no line may be chosen: keep it
             back = pre[choose]
             s.ticket_deck[back, s.ticket[back]] = True
+            s.ticket_bits[back, 0] |= BIT[s.ticket[back]]
             s.ticket[back], s.die[back], s.phase[back] = -1, 0, LINE_CHOICE
             s.lines[back] = lines[choose]
         elif rule == "redraw" and preplayed.any():
             again = games[preplayed & ~s.redraw_used[games]]  # at most once per turn
             s.ticket_deck[again, s.ticket[again]] = True
+            s.ticket_bits[again, 0] |= BIT[s.ticket[again]]
             s.redraw_used[again] = True
-            t2 = self._draw(s, again, one[: len(again)], s.ticket_deck)[:, 0]
+            t2 = self._draw(s, again, one[: len(again)], s.ticket_bits, s.ticket_deck)[2]
             s.ticket[again], s.die[again] = t2, self.turns[t2]
         if self.rules.board_on_draw:
             kept = games[s.phase[games] == TURN_ACTION]
@@ -660,7 +802,9 @@ class AirportScrambleCore:
             grid[gone, cells] = -1
             s.cell_values.view(np.uint64)[gone, cells] = 0
         s.nb[games] = self.neighbour_bits(s.grid[games])
+        s.deck_bits[games] = pack_set(s.deck[games])
         s.row_bits[games], s.col_bits[games] = occupancy_bits(s.grid[games])
+        s.placed[games], s.n_placed[games] = self._placed_cells(s.grid[games])
         lost = games[grid[games, s.plane[games]] < 0]
         if lost.size:  # nearest remaining card: Manhattan distance, then row, then column
             order = self.nearest[s.plane[lost]]

@@ -7,6 +7,9 @@ import dataclasses
 import numpy as np
 
 _BYTE_SUM = np.uint64(0x0101010101010101)
+_HIGH = np.uint64(0x8080808080808080)
+_FF = np.uint64(0xFF)
+_U7, _U8, _U56 = np.uint64(7), np.uint64(8), np.uint64(56)
 
 
 def sample_legal(mask: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -16,25 +19,49 @@ def sample_legal(mask: np.ndarray, u: np.ndarray) -> np.ndarray:
     Returns ``int64 (B,)``: the ``floor(u * n)``-th legal index of each row (``n`` = its legal count),
     or ``-1`` where a row has no legal action.
 
-    Works in two levels (8 actions to a 64-bit word, then a byte within the word) so that a batch of
-    4096 × 534 costs about one pass over the mask; pass a C-contiguous mask whose width is a multiple
+    Works in three levels so that a batch of 4096 × 534 costs about one pass over the mask: legal
+    counts of blocks of 64 actions (one popcount per 8-action word, eight word counts summed as the
+    bytes of a word), then the word within the block and the action within the word, each found with
+    byte-wise prefix sums in one 64-bit multiply. Pass a C-contiguous mask whose width is a multiple
     of 8 to avoid a padding copy.
     """
     mask = _padded(mask)
-    B = mask.shape[0]
-    words = mask.view(np.uint64)  # (B, width/8), each byte 0 or 1
-    cum = np.cumsum((words * _BYTE_SUM) >> np.uint64(56), axis=1)  # legal actions up to each word
+    B, width = mask.shape
+    W = width // 8
+    words = mask.view(np.uint64)  # (B, W), each byte 0 or 1
+    n_blocks = -(-W // 8)
+    counts = np.empty((B, n_blocks * 8), np.uint8)  # legal actions per word (popcount of 0/1 bytes)
+    np.bitwise_count(words, out=counts[:, :W])
+    counts[:, W:] = 0
+    blocks = counts.view(np.uint64)  # (B, n_blocks): the 8 word counts of a block as bytes
+    block_n = (blocks * _BYTE_SUM) >> _U56  # legal actions per block (<= 64)
+    cum = np.empty_like(block_n)  # a loop over the few blocks beats cumsum along short rows
+    cum[:, 0] = block_n[:, 0]
+    for i in range(1, n_blocks):
+        np.add(cum[:, i - 1], block_n[:, i], out=cum[:, i])
     n = cum[:, -1]
     k = (np.asarray(u, dtype=np.float64) * n).astype(np.uint64)
     k = np.minimum(k, np.maximum(n, np.uint64(1)) - np.uint64(1))
-    word = np.argmax(cum > k[:, None], axis=1)  # the word holding the k-th legal action
-    rows = np.arange(B)
-    before = cum[rows, word] - ((words[rows, word] * _BYTE_SUM) >> np.uint64(56))
-    in_word = np.cumsum(mask.reshape(B, -1, 8)[rows, word], axis=1)
-    byte = np.argmax(in_word > (k - before).astype(np.int64)[:, None], axis=1)
-    out = word.astype(np.int64) * 8 + byte
+    block = np.argmax(cum > k[:, None], axis=1)  # the block holding the k-th legal action
+    at = np.arange(0, B * n_blocks, n_blocks) + block
+    k -= np.take(cum, at) - np.take(block_n, at)  # rank within the block
+    prefix = np.take(blocks, at) * _BYTE_SUM  # byte i: legal actions in words 0..i of the block
+    in_block = _bytes_at_most(prefix, k)
+    k -= ((prefix << _U8) >> (in_block * _U8)) & _FF  # rank within the word
+    word = block * 8 + in_block.astype(np.intp)
+    np.minimum(word, W - 1, out=word)  # rows without a legal action (their result is -1)
+    prefix = np.take(words, np.arange(0, B * W, W) + word) * _BYTE_SUM  # byte i: legal among bytes 0..i
+    out = word * 8 + _bytes_at_most(prefix, k).astype(np.int64)
     out[n == 0] = -1
     return out
+
+
+def _bytes_at_most(prefix: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """``uint64 (B,)``: how many of the 8 bytes of each ``prefix`` word (each < 128) are <= ``k``
+    (``uint64 (B,)``, < 128), SWAR style: ``k + 128 - byte`` keeps its high bit iff ``byte <= k``.
+    For non-decreasing bytes (prefix sums) that is the index of the first byte above ``k``."""
+    t = ((k * _BYTE_SUM) | _HIGH) - prefix
+    return (((t & _HIGH) >> _U7) * _BYTE_SUM) >> _U56
 
 
 def count_true(mask: np.ndarray) -> np.ndarray:

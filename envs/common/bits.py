@@ -16,6 +16,14 @@ BIT = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))
 #: ``uint64 (65,)``: the word with bits 0 … i−1 set (items below i).
 BELOW = np.concatenate([BIT - np.uint64(1), [np.uint64(0xFFFFFFFFFFFFFFFF)]])
 _LITTLE = sys.byteorder == "little"
+_BYTE_SUM = np.uint64(0x0101010101010101)
+_HIGH = np.uint64(0x8080808080808080)
+_FF = np.uint64(0xFF)
+_U3, _U7, _U8, _U56 = np.uint64(3), np.uint64(7), np.uint64(8), np.uint64(56)
+#: ``uint64 (256 * 8,)``: entry ``8 * byte + r`` is the r-th set bit of ``byte`` (7 if it has none).
+_KTH_IN_BYTE = np.array(
+    [([i for i in range(8) if b >> i & 1] + [7] * 8)[r] for b in range(256) for r in range(8)], np.uint64
+)
 
 
 def pack_bits(flags: np.ndarray) -> np.ndarray:
@@ -55,12 +63,20 @@ def lowest_bit(words: np.ndarray) -> np.ndarray:
 def kth_bit(words: np.ndarray, k: np.ndarray) -> np.ndarray:
     """Index of the k-th set bit (0-based, lowest first) of each word: "the k-th remaining item by id".
 
-    ``words``: ``uint64 (B,)``; ``k``: integers (B,) with ``0 <= k < popcount(words)``. Returns ``int64 (B,)``.
+    ``words``: ``uint64 (B,)``; ``k``: integers (B,) with ``0 <= k < popcount(words)`` (a larger k
+    gives 63). Returns ``int64 (B,)``.
+
+    SWAR, no loop: the bit counts of the 8 bytes (``bitwise_count`` on the bytes) summed into
+    byte-wise prefix sums by one multiply; the byte holding the k-th bit is the number of prefix
+    bytes <= k; a table gives the bit within that byte.
     """
-    words = np.asarray(words, dtype=np.uint64)
-    k = np.asarray(k, dtype=np.int64)
-    pos = np.zeros(words.shape, np.int64)
-    for step in (32, 16, 8, 4, 2, 1):  # binary search for the largest pos with popcount(below pos) <= k
-        trial = pos + step
-        pos = np.where(popcount(words & BELOW[trial]) <= k, trial, pos)
-    return pos
+    words = np.ascontiguousarray(words, dtype=np.uint64)
+    k = np.minimum(np.asarray(k, dtype=np.int64), 64).astype(np.uint64)
+    # Byte counts stay in place in memory, so the prefix sums come out in bit order on any endianness.
+    counts = np.bitwise_count(words.view(np.uint8)).view(np.uint64).reshape(words.shape)
+    prefix = counts * _BYTE_SUM  # byte i: set bits in bytes 0 .. i (<= 64)
+    byte = np.minimum((((((k * _BYTE_SUM) | _HIGH) - prefix) & _HIGH) >> _U7) * _BYTE_SUM >> _U56, _U7)
+    shift = byte << _U3
+    rank = k - (((prefix << _U8) >> shift) & _FF)  # k among the bits of that byte
+    value = (words >> shift) & _FF
+    return (shift + _KTH_IN_BYTE[value * _U8 + np.minimum(rank, _U7)]).astype(np.int64)
