@@ -1,0 +1,1 @@
+"""Flight Tycoon agents: ``heuristic`` (reads its observation) and ``search`` (information-set rollouts)."""

@@ -1,0 +1,175 @@
+"""The search Flight Tycoon agent: information-set rollouts over sampled hidden cards.
+
+For every game of the batch the heuristic ranks the legal actions and its ``candidates`` best are
+tried. The agent never sees the real hidden cards: it asks its :class:`~envs.flight_tycoon.knowledge.SeatView`
+for ``samples`` determinizations — full states dealt consistently with what its seat knows, with
+fresh random streams — and in each of them plays every candidate, then lets the heuristic play
+every seat (each one reading only its own facts of the sampled state) until the game ends or
+``horizon`` decisions have passed. A rollout is worth the seat's share of the win (FT-12: VP, then
+real cards; shared wins split), plus ``ahead`` × the share of the other seats it stands ahead of,
+plus ``margin`` × its VP lead over the best other seat (÷ 10, clipped to ±1) — read at the end, or
+at the horizon as if the game ended there; with ``reward=vp`` (FT-15) it is the seat's VP.
+The candidate with the best mean over the samples is played; ties and gains within ``gate``
+standard errors of the heuristic's own choice go to the heuristic's order.
+
+All games × samples × candidates run as one batch on the core (in chunks of at most ``chunk``
+rollouts). The candidates of one sample share its random stream (common random numbers), so they
+are compared on the same deck draws as far as their paths allow.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.base import Agent
+from agents.flight_tycoon.facts import Facts
+from agents.flight_tycoon.heuristic import HeuristicAgent
+from envs.flight_tycoon.core import FlightTycoonCore
+from envs.flight_tycoon.knowledge import SeatView
+from envs.flight_tycoon.rules import FlightTycoonRules
+
+
+class SearchAgent(Agent):
+    """Plans ahead over sampled hidden cards (see the module docstring).
+
+    Budget knobs: ``samples`` determinizations per decision, ``candidates`` actions tried in each (the
+    heuristic's best first), ``horizon`` the most decisions (all seats together) a rollout plays after
+    the candidate (0 = to the end of the game). A decision costs about samples × candidates ×
+    (rollout length) heuristic moves. ``ahead`` and ``margin``: weights of the seats beaten and of the
+    VP lead in a rollout's value (besides the win share);
+    ``gate``: how many standard errors a candidate must gain over the heuristic's choice to be played;
+    ``chunk``: the most rollouts stepped at once (memory).
+    """
+
+    name = "search"
+    needs_view = True
+
+    def __init__(self, seed: int | None = 0, rules: FlightTycoonRules | None = None, samples: int = 32,
+                 candidates: int = 6, horizon: int = 16, ahead: float = 0.5, margin: float = 0.1, gate: float = 0.0,
+                 chunk: int = 8192) -> None:
+        self.heuristic = HeuristicAgent(seed=seed, rules=rules)  # ranks the candidates
+        self.rollout_policy = HeuristicAgent(seed=None if seed is None else seed + 1, rules=rules)  # plays every seat
+        super().__init__(seed, rules)
+        for name, value, least in (("samples", samples, 1), ("candidates", candidates, 1), ("horizon", horizon, 0),
+                                   ("chunk", chunk, 1)):
+            if not isinstance(value, (int, np.integer)) or value < least:
+                raise ValueError(f"search agent parameter {name!r} must be an integer ≥ {least}, got {value!r}")
+        self.samples, self.candidates, self.horizon, self.chunk = int(samples), int(candidates), int(horizon), int(chunk)
+        self.ahead, self.margin, self.gate = float(ahead), float(margin), float(gate)
+        self._cores: dict = {}
+
+    def reset(self, seed: int | None = None) -> None:
+        """Re-seed the agent and its heuristics."""
+        super().reset(seed)
+        self.heuristic.reset(seed)
+        self.rollout_policy.reset(None if seed is None else seed + 1)
+
+    def act(self, observations: np.ndarray, masks: np.ndarray, view: SeatView | None = None) -> np.ndarray:
+        """Actions ``int64 (B,)`` for observations ``float32 (B, obs_size)``, masks ``bool (B, A)`` and
+        the ``SeatView`` of the same B games (``view_of_env`` gives one for the AEC env)."""
+        if view is None:
+            raise ValueError("the search agent needs a look-ahead view: act(observations, masks, view) with a "
+                             "envs.flight_tycoon.knowledge.SeatView; train.play.play_tournament passes one, and "
+                             "agents.flight_tycoon.search.view_of_env makes one for the AEC env")
+        masks = np.asarray(masks, bool)
+        if view.batch_size != masks.shape[0]:
+            raise ValueError(f"the view holds {view.batch_size} games, the masks {masks.shape[0]}")
+        self._adopt(view.rules)
+        scores = self.heuristic.scores(observations, masks)
+        scores += self.heuristic.noise * self.rng.random(scores.shape)
+        k = min(self.candidates, masks.shape[1])
+        cand = np.argsort(-scores, axis=1, kind="stable")[:, :k]  # (B, k), the heuristic's best first
+        valid = np.isfinite(np.take_along_axis(scores, cand, 1))
+        best = cand[:, 0].copy()
+        search = valid.sum(1) >= 2
+        if not search.any():
+            return best
+        values = self.evaluate(view, cand, valid & search[:, None])  # (B, samples, k); no rollouts where plain
+        gain = values - values[:, :, :1]  # paired with the heuristic's choice (same sample, same stream)
+        mean = gain.mean(1)
+        spread = gain.std(1) / np.sqrt(self.samples)
+        mean[(mean <= self.gate * spread) | ~valid] = -np.inf
+        mean[:, 0] = 0.0
+        out = best
+        out[search] = cand[search, mean[search].argmax(1)]  # the first best: the heuristic's order breaks ties
+        return out
+
+    def _adopt(self, rules: FlightTycoonRules) -> None:
+        """Play by the view's rules when built without any (the heuristics score VP by them)."""
+        if self.rules is None:
+            self.rules = self.heuristic.rules = self.rollout_policy.rules = rules
+        elif self.rules != rules:
+            raise ValueError(f"the search agent was built for {self.rules.label()}, the view plays {rules.label()}")
+
+    def core_for(self, view: SeatView) -> FlightTycoonCore:
+        """A core for the rollouts (actions unchecked: the players are the heuristic, legal by construction)."""
+        if view.rules not in self._cores:
+            self._cores[view.rules] = FlightTycoonCore(view.rules, check_actions=False)
+        return self._cores[view.rules]
+
+    def evaluate(self, view: SeatView, cand: np.ndarray, valid: np.ndarray) -> np.ndarray:
+        """``float64 (B, samples, k)``: the value of candidate j of game i in sample s (0 where invalid).
+
+        ``cand`` int64 (B, k) actions, ``valid`` bool (B, k). Samples come from ``view.determinize`` only.
+        """
+        B, k = cand.shape
+        S = self.samples
+        core = self.core_for(view)
+        seeds = self.rng.integers(0, 2**62, size=B * S)
+        sampled = view.determinize(seeds, S)  # game i's samples are rows i·S … i·S + S − 1
+        # the (sample, candidate) pairs to play: valid candidates only, a sample's candidates together
+        sample, which = np.nonzero(np.repeat(valid, S, axis=0))
+        game = sample // S
+        values = np.zeros((B * S, k))
+        for start in range(0, sample.size, self.chunk):
+            part = slice(start, start + self.chunk)
+            branch = sampled.take(sample[part])
+            core.step(branch, cand[game[part], which[part]])
+            values[sample[part], which[part]] = self.rollout(core, branch, view.seats[game[part]])
+        return values.reshape(B, S, k)
+
+    def rollout(self, core: FlightTycoonCore, state, seat: np.ndarray) -> np.ndarray:
+        """Play ``state`` (R games, modified) on with the heuristic in every seat; ``float64 (R,)``: each
+        game's value for its ``seat`` (absolute, int (R,)) at the end or after ``horizon`` decisions."""
+        R = state.batch_size
+        values = np.zeros(R)
+        ids = np.arange(R)
+        steps = 0
+        policy = self.rollout_policy
+        while True:
+            done = state.done
+            if done.all() or (self.horizon and steps >= self.horizon):
+                break
+            if done.mean() > 0.25:  # drop finished games from the batch
+                values[ids[done]] = self.value(core, state.take(done), seat[done])
+                keep = ~done
+                ids, seat, state = ids[keep], seat[keep], state.take(keep)
+            to_act = np.maximum(core.to_act(state), 0)
+            facts = Facts.of_state(core, state, to_act)
+            core.step(state, policy.act_on(facts, core.legal_mask(state)))
+            steps += 1
+        values[ids] = self.value(core, state, seat)
+        return values
+
+    def value(self, core: FlightTycoonCore, state, seat: np.ndarray) -> np.ndarray:
+        """``float64 (R,)``: a position's worth for ``seat`` (see the module docstring)."""
+        rows = np.arange(state.batch_size)
+        vp = state.vp.astype(np.float64)
+        if core.rules.reward == "vp":
+            return vp[rows, seat]
+        standing = core.standings(state)
+        top = standing.max(1)
+        winners = (standing == top[:, None]).sum(1)
+        share = np.where(standing[rows, seat] == top, 1.0 / winners, 0.0)
+        mine = standing[rows, seat][:, None]
+        ahead = ((mine > standing).sum(1) + 0.5 * (mine == standing).sum(1) - 0.5) / (core.n - 1)
+        others = vp.copy()
+        others[rows, seat] = -np.inf
+        lead = np.clip((vp[rows, seat] - others.max(1)) / 10.0, -1.0, 1.0)
+        return share + self.ahead * ahead + self.margin * lead
+
+
+def view_of_env(env) -> SeatView:
+    """The ``SeatView`` of a Flight Tycoon AEC env's game for the seat to act now (to pass to ``act``)."""
+    raw = env.unwrapped
+    return SeatView(raw.core, raw.state, raw.core.to_act(raw.state))
