@@ -17,7 +17,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from agents.registry import GAMES, agent_names, make_agent
+from agents.registry import GAMES, agent_names, make_agent, parse_spec
 from train import report
 from train.play import game_seeds, play_solo, play_tournament
 from train.stats import Estimate, against_value, mean_ci
@@ -77,6 +77,17 @@ def load_rules(game: str, rules_file: Path | None, items: list[str], **fixed):
     return Rules.from_options(options)
 
 
+def lineup_index(seat: str, specs: list[str]) -> int:
+    """The --agent spec a --lineup seat names: the spec itself, or its agent name if only one spec has it."""
+    if seat in specs:
+        return specs.index(seat)
+    named = [i for i, spec in enumerate(specs) if parse_spec(split_games(spec)[0])[0] == seat]
+    if len(named) != 1:
+        raise ValueError(f"--lineup seat {seat!r} is not one of the --agent specs {specs}"
+                         + (" (several have that name: give the whole spec)" if named else ""))
+    return named[0]
+
+
 def main(args: argparse.Namespace) -> int:
     """Run the benchmark described by the parsed command line; returns the exit status."""
     if args.games is not None and args.games < 1:
@@ -94,11 +105,8 @@ def main(args: argparse.Namespace) -> int:
         seats = [x.strip() for x in args.lineup.split(",")]
         if len(seats) != rules.n_players:
             raise ValueError(f"--lineup names {len(seats)} seats, the game has {rules.n_players} players")
-        missing = [x for x in seats if args.agents and x not in args.agents]
-        if missing:
-            raise ValueError(f"--lineup seat {missing[0]!r} is not one of the --agent specs {args.agents}")
         specs = args.agents or list(dict.fromkeys(seats))
-        lineup = [specs.index(x) for x in seats]
+        lineup = [lineup_index(x, specs) for x in seats]
     else:
         specs = args.agents or ["random"]
     if len(set(specs)) != len(specs):

@@ -42,6 +42,15 @@ def test_the_same_seed_reproduces_the_same_numbers(tmp_path):
     assert results(tmp_path / "a")["rules"]["grid_size"] == 7
 
 
+
+def test_flight_tycoon_lineup_seats_may_name_an_agent_by_its_name(tmp_path):
+    assert run(["flight-tycoon", "--agent", "heuristic:noise=0", "--agent", "random", "--lineup",
+                "heuristic,random,random,random", "--games", "4", "--out", str(tmp_path)]) == 0
+    data = results(tmp_path)
+    assert data["lineup"] == ["heuristic:noise=0", "random", "random", "random"]
+    assert data["agents"]["heuristic:noise=0"]["seats_played"] == 4
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [
@@ -90,6 +99,10 @@ def test_flight_tycoon_lineup_rotates_one_table_over_the_seats(tmp_path):
         (["flight-tycoon", "--players", "6"], "'n_players'"),
         (["flight-tycoon", "--lineup", "random,random"], "--lineup names 2 seats, the game has 4 players"),
         (["flight-tycoon", "--agent", "random", "--lineup", "random,random,random,heuristic"], "not one of the --agent"),
+        (["flight-tycoon", "--agent", "heuristic:noise=0", "--agent", "heuristic", "--agent", "heuristic:noise=1",
+          "--lineup", "heuristic:noise=0,heuristic,random,heuristic"], "not one of the --agent"),
+        (["flight-tycoon", "--agent", "heuristic:noise=0", "--agent", "heuristic:noise=1", "--lineup",
+          "heuristic,heuristic,heuristic,heuristic"], "several have that name"),
         (["flight-tycoon", "--agent", "random:games=5"], "games=N per agent applies to airport-scramble"),
         (["airport-scramble", "--lineup", "random"], "--lineup applies to flight-tycoon only"),
     ],
