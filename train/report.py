@@ -156,6 +156,11 @@ def _h2h_plot(result: dict) -> plt.Figure:
     return fig
 
 
+def p_text(p: float) -> str:
+    """A p-value for a table: two significant digits; one that underflowed to 0 reads "<1e-300"."""
+    return f"{p:.2g}" if p > 0 else "<1e-300"
+
+
 def bench_table(result: dict) -> Group:
     """Rich tables summarising a bench result: one row per agent, then the pairwise comparisons."""
     if result["game"] == "airport-scramble":
@@ -172,7 +177,7 @@ def bench_table(result: dict) -> Group:
         for c in result["comparisons"]:
             d = c["mean_score_difference"]
             pairs.add_row(c["agent"], c["versus"], str(d["n"]), f"{d['value']:+.3f}",
-                          f"[{d['low']:+.3f}, {d['high']:+.3f}]", f"{d['p_value']:.2g}")
+                          f"[{d['low']:+.3f}, {d['high']:+.3f}]", p_text(d['p_value']))
         return Group(table, pairs) if result["comparisons"] else Group(table)
     table = Table(title=f"Flight Tycoon — {result['players']} players, {result['games']} games (seat-rotated), "
                         f"rules: {result['rules_label']}, seed {result['seed']}")
@@ -188,5 +193,5 @@ def bench_table(result: dict) -> Group:
     for c in result["comparisons"]:
         d = c["ahead_rate"]
         pairs.add_row(c["agent"], c["versus"], str(d["n"]), f"{d['value']:.3f}",
-                      f"[{d['low']:.3f}, {d['high']:.3f}]", f"{d['p_value']:.2g}")
+                      f"[{d['low']:.3f}, {d['high']:.3f}]", p_text(d['p_value']))
     return Group(table, pairs) if result["comparisons"] else Group(table)

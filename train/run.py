@@ -1,6 +1,13 @@
-"""``aerodeck run``: the main job. For now it plays a batch of Airport Scramble games with the random
-agent on the batched core and prints a score summary (mean with 95% confidence interval, the score
-distribution, games and steps per second). Later issues grow it into train + benchmark + report.
+"""``aerodeck run``: the main job on built-in defaults.
+
+1. Plays a batch of Airport Scramble games with the random agent on the batched core and prints a
+   score summary (mean with 95% confidence interval, the score distribution, games and steps per
+   second).
+2. The agent ladder on small budgets (``--no-ladder`` skips it): ``aerodeck bench`` of random <
+   heuristic < search on Airport Scramble (the same rule options), and of heuristic vs three random
+   players and search vs three heuristic players in 4-player Flight Tycoon, seat-rotated. Tables on
+   the terminal; JSON, CSV and plots under ``--out``. The README's results table comes from the same
+   benches at full budgets.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ def add_parser(subparsers) -> None:
     """Register ``aerodeck run``."""
     parser = subparsers.add_parser(
         "run",
-        help="play Airport Scramble games with the random agent and summarise the scores",
+        help="the main job: random Airport Scramble games summarised, then the agent ladder of both games",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="rule options:\n" + AirportScrambleRules.describe_options(),
@@ -35,14 +42,32 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--table", metavar="NAME", help="the table of --rules FILE holding the options")
     parser.add_argument("--json", metavar="FILE", help="also write the summary as JSON")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--no-ladder", action="store_true", help="only the random games, no agent ladder")
+    parser.add_argument("--out", type=Path, default=Path("out/run"),
+                        help="folder of the ladder's benches (default out/run)")
     parser.set_defaults(func=run)
+
+
+#: The agent ladder: (output folder, ``aerodeck bench`` arguments). Small budgets — about a minute.
+LADDER = [
+    ("airport-scramble", ["airport-scramble", "--agent", "random", "--agent", "heuristic:games=2000",
+                          "--agent", "search:games=100", "--games", "10000"]),
+    ("flight-tycoon-heuristic-vs-random", ["flight-tycoon", "--players", "4", "--agent", "heuristic", "--agent", "random",
+                                           "--lineup", "heuristic,random,random,random", "--games", "2000"]),
+    ("flight-tycoon-search-vs-heuristic", ["flight-tycoon", "--players", "4", "--agent", "search", "--agent", "heuristic",
+                                           "--lineup", "search,heuristic,heuristic,heuristic", "--games", "200"]),
+]
 
 
 def load_rules(rule_file: str | None, table: str | None, flags: list[str]) -> AirportScrambleRules:
     """Rules from an optional TOML file and ``key=value`` flags (flags win)."""
     base = AirportScrambleRules.from_toml(rule_file, table).changes() if rule_file else {}
-    from_file = [f"{k}={','.join(map(str, v)) if isinstance(v, list) else v}" for k, v in base.items()]
-    return AirportScrambleRules.from_strings(from_file + list(flags))
+    return AirportScrambleRules.from_strings(rule_strings(base) + list(flags))
+
+
+def rule_strings(options: dict) -> list[str]:
+    """Rule options as ``key=value`` strings (lists comma-joined), the form ``from_strings`` reads."""
+    return [f"{k}={','.join(map(str, v)) if isinstance(v, (list, tuple)) else v}" for k, v in options.items()]
 
 
 def play_random(rules: AirportScrambleRules, games: int, batch: int, seed: int, progress: bool = True) -> dict:
@@ -165,4 +190,15 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(summary, indent=2))
+    if args.no_ladder:
+        return 0
+    from train import cli
+
+    as_rules = [f"--rule={item}" for item in rule_strings(rules.changes())]
+    for folder, argv in LADDER:
+        extra = as_rules if argv[0] == "airport-scramble" else []
+        status = cli.main(["bench", *argv, *extra, "--seed", str(args.seed), "--out", str(args.out / folder),
+                           *(["--no-progress"] if args.no_progress else [])])
+        if status:
+            return status
     return 0

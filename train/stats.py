@@ -45,7 +45,7 @@ def mean_ci(samples, level: float = 0.95) -> Estimate:
     if n == 0:
         raise ValueError("mean_ci needs at least one sample")
     mean = float(x.mean())
-    if n == 1 or np.all(x == x[0]):
+    if n == 1 or constant(x):
         return Estimate(mean, mean, mean, n, level)
     half = float(stats.t.ppf(0.5 + level / 2, n - 1) * x.std(ddof=1) / math.sqrt(n))
     return Estimate(mean, mean - half, mean + half, n, level)
@@ -75,7 +75,13 @@ def against_value(samples, value: float, level: float = 0.95) -> Estimate:
     """Mean of ``samples`` with its interval and the two-sided one-sample t-test p-value against ``value``."""
     est = mean_ci(samples, level)
     x = np.asarray(samples, dtype=np.float64).ravel()
-    p = 1.0 if np.all(x == x[0]) and x[0] == value else float(stats.ttest_1samp(x, value).pvalue)
-    if np.all(x == x[0]) and x[0] != value:
-        p = 0.0
+    if constant(x):  # no spread: the t-test is undefined
+        p = 1.0 if math.isclose(est.value, value, rel_tol=1e-12, abs_tol=1e-12) else 0.0
+    else:
+        p = float(stats.ttest_1samp(x, value).pvalue)
     return dataclasses.replace(est, p_value=p)
+
+
+def constant(x: np.ndarray) -> bool:
+    """Whether the samples ``x`` (float64, 1-D, not empty) are equal up to rounding."""
+    return float(np.ptp(x)) <= 1e-12 * max(1.0, float(np.abs(x).max()))

@@ -2,7 +2,7 @@
 
 import pytest
 
-from train.report import write_files
+from train.report import p_text, write_files
 
 
 def test_a_failing_writer_leaves_neither_half_written_nor_temporary_files(tmp_path):
@@ -27,3 +27,8 @@ def test_a_failed_report_does_not_leave_a_new_empty_folder(tmp_path):
     with pytest.raises(ValueError):
         write_files(tmp_path / "new", {"a.txt": lambda p: (_ for _ in ()).throw(ValueError("bad"))})
     assert not (tmp_path / "new").exists()
+
+
+def test_p_values_that_underflowed_read_as_a_bound_not_as_zero():
+    assert p_text(0.01234) == "0.012"
+    assert p_text(0.0) == "<1e-300"

@@ -38,3 +38,12 @@ def test_test_against_a_reference_value():
     rng = np.random.default_rng(2)
     assert against_value(rng.normal(0.3, 0.1, 500), 0.25).p_value < 1e-6
     assert against_value([1, 1, 1], 1).p_value == 1.0
+
+
+def test_samples_equal_up_to_rounding_count_as_constant():
+    third = 1 / 3
+    x = np.array([third, 1 - 2 * third, third, (1 - third) / 2])  # 1/3 by different roundings
+    assert len(set(x.tolist())) > 1
+    est = against_value(x, 1 / 3)
+    assert est.low == est.high == est.value and est.p_value == 1.0
+    assert against_value(x, 0.25).p_value == 0.0
