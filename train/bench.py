@@ -191,6 +191,7 @@ def bench_flight_tycoon(rules, names, agents, n_games, seed, batch_size=4096, pr
     ``lineup`` (agent index per seat, optional) fixes the table, rotated over the seats; by default
     the agents are cycled over the seats and rotated (:func:`train.tournament.seat_rotation`).
     """
+    from envs.flight_tycoon.board import SQUARE_NAMES
     from envs.flight_tycoon.core import FlightTycoonCore
     from envs.flight_tycoon.knowledge import SeatView
 
@@ -227,6 +228,7 @@ def bench_flight_tycoon(rules, names, agents, n_games, seed, batch_size=4096, pr
                 pairs.append({"agent": a, "versus": b, "ahead_rate": est.to_dict()})
     for name, r in ratings(lineups, standings, names).items():
         agents_out[name]["rating"] = r
+    landings = outcome["tokens"].sum(0)
     return {
         "game": "flight-tycoon", "rules": rules.to_dict(), "rules_label": rules.label(), "seed": seed,
         "games": n_games, "players": n, "lineup": None if lineup is None else [names[a] for a in lineup],
@@ -234,6 +236,11 @@ def bench_flight_tycoon(rules, names, agents, n_games, seed, batch_size=4096, pr
         "agents": agents_out, "head_to_head": {"agents": names, "ahead_rate": np.nan_to_num(score, nan=-1).tolist(),
                                                 "seat_pairs": count.tolist()},
         "comparisons": pairs,
+        # the schedule map in use (FT-3, FT-11) and how the games ended (FT-12), all seats together
+        "landings_per_game": float(landings.sum() / n_games),
+        "landing_share": {name: float(x) for name, x in zip(SQUARE_NAMES, landings / max(landings.sum(), 1))},
+        "ended_by": {"empty_stock": float(np.mean(outcome["stock"] == 0)),
+                     "empty_deck": float(np.mean(outcome["deck"] == 0))},
         "per_game": {"seed": game_seeds(seed, n_games).tolist(), "lineup": lineups.tolist(),
                      "vp": outcome["vp"].tolist(), "win_share": win_share.tolist()},
     }

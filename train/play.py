@@ -66,17 +66,24 @@ def play_tournament(core, agents, lineups: np.ndarray, seeds: np.ndarray, *, bat
     where one of its seats is to decide, in one batch. ``make_view(core, state, games, seats)`` builds
     the look-ahead view for agents with ``needs_view``.
     Returns ``vp`` ``int64 (G, n)``, ``standing`` ``int64 (G, n)`` (FT-12 order: VP, then real cards in
-    hand; equal standings share the win) and ``win_share`` ``float64 (G, n)`` (1/k for each of k winners).
+    hand; equal standings share the win), ``win_share`` ``float64 (G, n)`` (1/k for each of k winners),
+    and the final ``tokens`` ``int64 (G, 24)`` on each square (the landings there, FT-11), ``deck``
+    ``int64 (G,)`` cards left in the deck and ``stock`` ``int64 (G,)`` tokens left in the stock (FT-12).
     """
     seeds = np.asarray(seeds)
     G, n = lineups.shape
     vp = np.zeros((G, n), np.int64)
     standing = np.zeros((G, n), np.int64)
+    tokens = None
+    deck = np.zeros(G, np.int64)
+    stock = np.zeros(G, np.int64)
     label = progress if isinstance(progress, str) else "games"
     with tqdm(total=G, desc=label, unit="game", disable=not progress, leave=False) as bar:
         for start in range(0, G, batch_size):
             ids = np.arange(start, min(start + batch_size, G))
             state = core.init(seeds[ids])
+            if tokens is None:
+                tokens = np.zeros((G, state.tokens.shape[1]), np.int64)
             recorded = np.zeros(ids.size, bool)
             while not recorded.all():
                 seat = core.to_act(state)
@@ -95,10 +102,14 @@ def play_tournament(core, agents, lineups: np.ndarray, seeds: np.ndarray, *, bat
                 if ended.any():
                     vp[ids[ended]] = state.vp[ended]
                     standing[ids[ended]] = core.standings(state)[ended]
+                    tokens[ids[ended]] = state.tokens[ended]
+                    deck[ids[ended]] = np.bitwise_count(state.deck[ended])
+                    stock[ids[ended]] = state.stock[ended]
                     recorded |= ended
                     bar.update(int(ended.sum()))
                 live = np.flatnonzero(~recorded)
                 if 0 < live.size < 0.75 * ids.size:
                     ids, recorded, state = ids[live], recorded[live], state.take(live)
     winners = standing == standing.max(axis=1, keepdims=True)
-    return {"vp": vp, "standing": standing, "win_share": winners / winners.sum(axis=1, keepdims=True)}
+    return {"vp": vp, "standing": standing, "win_share": winners / winners.sum(axis=1, keepdims=True),
+            "tokens": tokens, "deck": deck, "stock": stock}

@@ -100,6 +100,7 @@ def write_bench(out: Path, result: dict) -> None:
         files["games.csv"] = _csv_writer(header, rows)
         files["win_rates.png"] = _figure_writer(lambda: _win_plot(result))
         files["head_to_head.png"] = _figure_writer(lambda: _h2h_plot(result))
+        files["landings.png"] = _figure_writer(lambda: _landing_plot(result))
     write_files(out, files)
 
 
@@ -156,6 +157,30 @@ def _h2h_plot(result: dict) -> plt.Figure:
     return fig
 
 
+def _landing_plot(result: dict) -> plt.Figure:
+    share = result["landing_share"]
+    fig, ax = plt.subplots(figsize=(12, 4))
+    ax.bar(list(share), [100 * x for x in share.values()], color="tab:purple", alpha=0.8)
+    ax.set_ylabel("share of all landings (%)")
+    ax.set_title(f"Where the planes landed: {result['landings_per_game']:.1f} landings per game, "
+                 f"rules: {result['rules_label']}")
+    ax.tick_params(axis="x", labelrotation=60)
+    return fig
+
+
+def landing_line(result: dict) -> str:
+    """One line on the schedule map's use and how Flight Tycoon games ended (from a bench result)."""
+    share = sorted(result["landing_share"].items(), key=lambda kv: -kv[1])
+    ended = result["ended_by"]
+
+    def listed(items):
+        return ", ".join(f"{name} {x:.1%}" for name, x in items)
+
+    return (f"Landings per game {result['landings_per_game']:.1f}; games ended by an empty stock "
+            f"{ended['empty_stock']:.1%}, by an empty deck {ended['empty_deck']:.1%}. Most used squares: "
+            f"{listed(share[:3])}; least: {listed(share[-2:])}.")
+
+
 def p_text(p: float) -> str:
     """A p-value for a table: two significant digits; one that underflowed to 0 reads "<1e-300"."""
     return f"{p:.2g}" if p > 0 else "<1e-300"
@@ -194,4 +219,4 @@ def bench_table(result: dict) -> Group:
         d = c["ahead_rate"]
         pairs.add_row(c["agent"], c["versus"], str(d["n"]), f"{d['value']:.3f}",
                       f"[{d['low']:.3f}, {d['high']:.3f}]", p_text(d['p_value']))
-    return Group(table, pairs) if result["comparisons"] else Group(table)
+    return Group(table, *([pairs] if result["comparisons"] else []), landing_line(result))

@@ -81,7 +81,23 @@ def test_flight_tycoon_tournament_writes_win_rates_head_to_head_and_ratings(tmp_
     data = results(tmp_path)
     assert data["players"] == 3 and data["games"] == 30
     assert data["agents"]["random"]["win_rate"]["value"] == pytest.approx(1 / 3)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["games.csv", "head_to_head.png", "results.json", "win_rates.png"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["games.csv", "head_to_head.png", "landings.png", "results.json",
+                                                          "win_rates.png"]
+
+
+def test_flight_tycoon_bench_reports_the_squares_landed_on_and_how_games_ended(tmp_path, capsys):
+    # FT-11: every landing leaves a token; FT-12: a game ends on an empty stock or an empty deck
+    assert run(["flight-tycoon", "--agent", "heuristic", "--games", "40", "--rule", "tokens=12",
+                "--rule", "vp_table=0,0,0,0,10", "--out", str(tmp_path)]) == 0
+    data = results(tmp_path)
+    share = data["landing_share"]
+    assert len(share) == 24 and sum(share.values()) == pytest.approx(1.0)
+    airlines = sum(v for k, v in share.items() if k.startswith("airline"))
+    assert airlines > 0.5  # only the airline squares pay VP here, and the heuristic goes for VP
+    assert 0 < data["landings_per_game"] <= 12
+    ended = data["ended_by"]
+    assert ended["empty_stock"] + ended["empty_deck"] >= 0.99
+    assert "Landings per game" in capsys.readouterr().out
 
 
 def test_flight_tycoon_lineup_rotates_one_table_over_the_seats(tmp_path):
