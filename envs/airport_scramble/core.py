@@ -20,7 +20,7 @@ from envs.airport_scramble.position import LINE_CHOICE, TURN_ACTION, Position
 from envs.airport_scramble.reference import check_seed
 from envs.airport_scramble.rules import AirportScrambleRules
 from envs.common import rng
-from envs.common.batch import BatchedState
+from envs.common.batch import BatchedState, flat
 from envs.common.bits import BIT, kth_bit, pack_bits
 
 _OCCUPIED = np.uint16(1 << 15)  # neighbour-bits flag of an occupied cell (the top bit)
@@ -114,13 +114,6 @@ def _enumerate(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(row, j)``, int64, one entry per item of ``counts[row]`` items: j = 0 .. counts[row] - 1, row by row."""
     row = np.repeat(np.arange(len(counts)), counts)
     return row, np.arange(len(row)) - np.repeat(np.cumsum(counts) - counts, counts)
-
-
-def flat(a: np.ndarray) -> np.ndarray:
-    """The 1-D view of a C-contiguous state array (flat indices are cheaper than (game, i) pairs)."""
-    if not a.flags.c_contiguous:
-        raise ValueError("state arrays must be C-contiguous")
-    return a.reshape(-1)
 
 
 def _rows_of(mask: np.ndarray) -> tuple[np.ndarray | None, int]:

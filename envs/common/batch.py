@@ -85,6 +85,14 @@ def _padded(mask) -> np.ndarray:
     return mask
 
 
+def flat(a: np.ndarray) -> np.ndarray:
+    """The 1-D view of a C-contiguous state array: numpy gathers and scatters with flat indices
+    (``np.take``, ``a[i]`` on 1-D) cost a fraction of those with (game, i) pairs or row indices."""
+    if not a.flags.c_contiguous:
+        raise ValueError("state arrays must be C-contiguous")
+    return a.reshape(-1)
+
+
 class BatchedState:
     """Base for a dataclass of arrays whose leading axis is the game (a core's ``State``): the
     operations search agents branch with. Subclasses are ``@dataclasses.dataclass``es."""
@@ -106,9 +114,12 @@ class BatchedState:
 
         With a slice the new state's arrays are views of this one's (no copy); ``copy()`` it to branch.
         """
-        if not isinstance(idx, slice):
-            idx = np.asarray(idx)
-        return self._map(lambda a: a[idx])
+        if isinstance(idx, slice):
+            return self._map(lambda a: a[idx])
+        idx = np.asarray(idx)
+        if idx.dtype == bool:
+            idx = np.flatnonzero(idx)
+        return self._map(lambda a: np.take(a, idx, axis=0))  # a fraction of the cost of a[idx] on 2-D fields
 
     def repeat(self, k: int):
         """Each game ``k`` times in a row (game b becomes games b·k … b·k + k − 1)."""

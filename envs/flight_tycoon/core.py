@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from envs.common.batch import flat
 from envs.common.bits import BELOW, BIT, kth_bit, pack_bits, popcount, unpack_bits
 from envs.common.rng import draw_below_array, game_keys, stream_array
 from envs.flight_tycoon.board import (
@@ -40,6 +41,14 @@ _MONTH_BIT = (1 << np.arange(N_MONTHS)).astype(np.uint16)
 #: (slot + 1)/48 and count/48 as scaled in the observation, index = value (0 → 0.0).
 _BY48 = np.arange(64, dtype=np.float32) * inverse(CARD_SCALE)
 _EMPTY = np.zeros(0, np.int64)
+#: A fresh turn record: nothing known yet, outcome pending (FT-13).
+_NEW_RECORD = np.full(8, -1, np.int8)
+_NEW_RECORD[REC_OUTCOME] = PENDING
+
+
+def rec_width(st: State) -> int:
+    """Columns of the turn record (flat index of column c of game b: b · width + c)."""
+    return st.record.shape[1]
 
 
 def standing(vp: np.ndarray, hand: np.ndarray) -> np.ndarray:
@@ -60,6 +69,14 @@ def _merge(pairs: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.n
 def _single_bit(words: np.ndarray) -> np.ndarray:
     """The index of the only set bit of each one-card word."""
     return np.bitwise_count(words - np.uint64(1)).astype(np.int64)
+
+
+def _any_card(hands: np.ndarray) -> np.ndarray:
+    """``bool (k,)``: some hand of the row holds a card (``hands`` uint64 (k, n); column ORs beat ``any(1)``)."""
+    held = hands[:, 0].copy()
+    for seat in range(1, hands.shape[1]):
+        held |= hands[:, seat]
+    return held != 0
 
 
 def _in_flight(st: State, g: np.ndarray, card: np.ndarray) -> np.ndarray:
@@ -111,6 +128,7 @@ class FlightTycoonCore:
         self._order = (self._seats[:, None] + self._seats[None, :]) % n
         self._rel = (self._seats[:, None] - self._seats[None, :]) % n
         self._offsets = np.ascontiguousarray(self._rel.T)  # ``_offsets[s]``: the offset of every seat from s
+        self._rel_flat = self._rel.reshape(-1)  # ``_rel[h, s]`` at h·n + s
         self._own = np.eye(n, dtype=bool)
 
     # --- set-up ----------------------------------------------------------------------------------------
@@ -193,9 +211,9 @@ class FlightTycoonCore:
     def _gifts(self, st: State, g: np.ndarray) -> np.ndarray:
         """FT-9: ``uint64 (k,)`` the gifts allowed to the target of games ``g`` (towers by their laid id)."""
         target = st.target[g]
-        held = st.hand[g, target]
+        held = flat(st.hand).take(g * self.n + target)
         square = st.square[g]
-        allowed = held & _SQUARE_BITS[square]
+        allowed = held & _SQUARE_BITS.take(square)
         if self._giveable:
             towers = self._tower_bits(st, g, target)
             allowed |= towers & _TOWER_MEETS[square]
@@ -211,10 +229,9 @@ class FlightTycoonCore:
     def _card_choices(self, st: State, g: np.ndarray) -> np.ndarray:
         """``uint64 (k,)``: the cards the decider may name (tower, give, discard); 0 for requests and over."""
         phase = st.phase[g]
-        active = st.active[g]
-        own = st.hand[g, active]
+        own = flat(st.hand).take(g * self.n + st.active[g])
         choices = np.where(phase == TOWER, own, np.uint64(0))
-        choices = np.where(phase == DISCARD, own & _MONTH_BITS[np.maximum(st.received[g], 0) >> 2], choices)
+        choices = np.where(phase == DISCARD, own & _MONTH_BITS.take(np.maximum(st.received[g], 0) >> 2), choices)
         give = np.flatnonzero(phase == GIVE)
         if give.size:
             choices[give] = self._gifts(st, g[give])
@@ -222,7 +239,8 @@ class FlightTycoonCore:
 
     def _targets(self, st: State, g: np.ndarray) -> np.ndarray:
         """``bool (k, n−1)``: the player at offset 1 … n−1 holds a real card (FT-8)."""
-        return st.hand[g[:, None], self._order[st.active[g], 1:]] != 0
+        others = (g * self.n)[:, None] + self._order[:, 1:].take(st.active[g], axis=0)
+        return flat(st.hand).take(others) != 0
 
     def legal_mask(self, state: State, games=None) -> np.ndarray:
         """``bool (B, n_actions)`` for the seat in ``to_act`` (FT-16, FT-17; request targets by offset).
@@ -231,11 +249,11 @@ class FlightTycoonCore:
         """
         st = state
         g = np.arange(st.batch_size) if games is None else np.asarray(games, np.int64)
-        mask = np.zeros((g.size, self.n_actions), bool)
+        mask = np.empty((g.size, self.n_actions), bool)
         mask[:, :N_CARDS] = unpack_bits(self._card_choices(st, g), N_CARDS)
-        rows = np.flatnonzero(st.phase[g] == REQUEST)
-        if rows.size:  # FT-8: any other player holding a real card, any square
-            mask[rows, N_CARDS:] = np.repeat(self._targets(st, g[rows]), N_SQUARES, axis=1)
+        # FT-8: in a request, any other player holding a real card, any square
+        targets = self._targets(st, g) & (st.phase[g] == REQUEST)[:, None]
+        mask[:, N_CARDS:] = np.repeat(targets, N_SQUARES, axis=1)
         return mask
 
     # --- the step ----------------------------------------------------------------------------------------
@@ -318,24 +336,31 @@ class FlightTycoonCore:
             below, months = card, month + 1
         else:  # a tower's key is just before its month's first card
             below, months = np.where(tower, month * 4, card), np.where(tower, month, month + 1)
-        return np.bitwise_count(st.hand[g, seat] & BELOW[below]) + np.bitwise_count(st.tower_months[g, seat] & _MONTHS_BELOW[months])
+        at = g * self.n + seat
+        return (np.bitwise_count(flat(st.hand).take(at) & BELOW.take(below))
+                + np.bitwise_count(flat(st.tower_months).take(at) & _MONTHS_BELOW.take(months)))
 
     def _choose_tower(self, st: State, g: np.ndarray, card: np.ndarray) -> np.ndarray:
         """FT-6: lay ``card`` aside; the tower stands first within its month. Returns the games revealed."""
         if g.size == 0:
             return g
         seat = st.active[g]
-        st.hand[g, seat] &= ~_CARD_BIT[card]
-        st.laid[g, seat] = card
-        st.tower_months[g, seat] |= _MONTH_BIT[card >> 2]
+        at = g * self.n + seat
+        flat(st.hand)[at] &= ~_CARD_BIT.take(card)
+        flat(st.laid)[at] = card
+        flat(st.tower_months)[at] |= _MONTH_BIT.take(card >> 2)
         last = seat == self.n - 1
         st.active[g[~last]] += 1
         reveal = g[last]
         if reveal.size:  # all have chosen: the laid cards are revealed at once (FT-6, FT-13)
             laid = np.bitwise_or.reduce(_CARD_BIT[st.laid[reveal]], axis=1)
-            st.known[reveal] |= laid[:, None]
+            self._learn_all(st, reveal, laid)
             st.active[reveal] = st.start[reveal]  # FT-7
         return reveal
+
+    def _learn_all(self, st: State, g: np.ndarray, bits: np.ndarray) -> None:
+        """Every seat of games ``g`` can locate the cards ``bits`` (uint64 (k,)) from now on (FT-14)."""
+        flat(st.known)[(g * self.n)[:, None] + self._seats] |= bits[:, None]
 
     def _request(self, st: State, g: np.ndarray, act: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """FT-8: a token onto the square; the target gives (FT-9). Returns the forced gifts (games, cards)."""
@@ -346,14 +371,15 @@ class FlightTycoonCore:
         target = ((active + offset + 1) % self.n).astype(np.int8)
         st.target[g] = target
         st.square[g] = square
-        st.tokens[g, square] += 1
+        flat(st.tokens)[g * N_SQUARES + square] += 1
         st.stock[g] -= 1
         rec = st.record
-        rec[g] = -1
-        rec[g, REC_ACTIVE] = active
-        rec[g, REC_TARGET] = target
-        rec[g, REC_SQUARE] = square
-        rec[g, REC_OUTCOME] = PENDING
+        rec[g] = _NEW_RECORD  # FT-13: the turn record starts afresh
+        rec = flat(rec)
+        at = g * rec_width(st)
+        rec[at + REC_ACTIVE] = active
+        rec[at + REC_TARGET] = target
+        rec[at + REC_SQUARE] = square
         allowed = self._gifts(st, g)
         forced = np.bitwise_count(allowed) == 1  # FT-16: a single allowed card is no decision
         st.phase[g[~forced]] = GIVE
@@ -366,20 +392,24 @@ class FlightTycoonCore:
         """
         if g.size == 0:
             return g, g, g, g
+        n = self.n
         target, active = st.target[g], st.active[g]
         month = card >> 2
-        bit = _CARD_BIT[card]
+        bit = _CARD_BIT.take(card)
+        at_target, at_active = g * n + target, g * n + active
+        give = g * rec_width(st) + REC_GIVE
         if self._giveable:
-            tower = st.hand[g, target] & bit == 0  # the laid-aside id names a tower
-            st.record[g, REC_GIVE] = self._slot(st, g, target, card, tower)
+            tower = flat(st.hand).take(at_target) & bit == 0  # the laid-aside id names a tower
+            flat(st.record)[give] = self._slot(st, g, target, card, tower)
             gt = g[tower]
             st.tower_months[gt, target[tower]] &= ~_MONTH_BIT[month[tower]]
             st.tower_holder[gt, (st.laid[gt] == card[tower][:, None]).argmax(1)] = -1  # in flight
         else:
-            st.record[g, REC_GIVE] = self._slot(st, g, target, card)
-        st.hand[g, target] &= ~bit
-        st.known[g, active] |= bit
-        hit = (st.hand[g, active] & _MONTH_BITS[month] != 0) | _has_month(st.tower_months[g, active], month)  # FT-10
+            flat(st.record)[give] = self._slot(st, g, target, card)
+        flat(st.hand)[at_target] &= ~bit
+        flat(st.known)[at_active] |= bit
+        hit = ((flat(st.hand).take(at_active) & _MONTH_BITS.take(month) != 0)
+               | _has_month(flat(st.tower_months).take(at_active), month))  # FT-10
         land = ~hit
         return g[land], card[land], g[hit], card[hit]
 
@@ -397,12 +427,14 @@ class FlightTycoonCore:
             st.hand[g[real], active[real]] |= _CARD_BIT[card[real]]
             st.record[g, REC_LAND] = self._slot(st, g, active, card, tower)
         else:
-            st.hand[g, active] |= _CARD_BIT[card]
+            flat(st.hand)[g * self.n + active] |= _CARD_BIT.take(card)
             st.record[g, REC_LAND] = self._slot(st, g, active, card)
-        st.record[g, REC_OUTCOME] = LANDED
-        square = st.square[g]
-        gain = self._vp_table[square, st.tokens[g, square]]
-        st.vp[g, active] += gain
+        at = g * rec_width(st)
+        flat(st.record)[at + REC_OUTCOME] = LANDED
+        square = st.square[g].astype(np.int64)
+        on_square = flat(st.tokens).take(g * N_SQUARES + square)
+        gain = flat(self._vp_table).take(square * self._vp_table.shape[1] + on_square)
+        flat(st.vp)[g * self.n + active] += gain
         if self.rules.reward == "vp":  # FT-15
             rewards[g, active] += gain
         return g
@@ -422,10 +454,10 @@ class FlightTycoonCore:
         if self._giveable:  # a received tower is simply out of play, not a discarded card
             bit = np.where(_in_flight(st, g, card), np.uint64(0), bit)
         st.discard[g] |= bit
-        st.known[g] |= bit[:, None]
+        self._learn_all(st, g, bit)
         st.received[g] = card
-        st.record[g, REC_OUTCOME] = COLLIDED
-        same = st.hand[g, active] & _MONTH_BITS[month]
+        flat(st.record)[g * rec_width(st) + REC_OUTCOME] = COLLIDED
+        same = flat(st.hand).take(g * self.n + active) & _MONTH_BITS.take(month)
         matches = np.bitwise_count(same)
         st.phase[g[matches >= 2]] = DISCARD
         one = matches == 1
@@ -436,19 +468,18 @@ class FlightTycoonCore:
         if g.size == 0:
             return g
         active = st.active[g]
-        bit = _CARD_BIT[card]
-        st.record[g, REC_DISCARD] = self._slot(st, g, active, card)
-        st.hand[g, active] &= ~bit
+        bit = _CARD_BIT.take(card)
+        flat(st.record)[g * rec_width(st) + REC_DISCARD] = self._slot(st, g, active, card)
+        flat(st.hand)[g * self.n + active] &= ~bit
         st.discard[g] |= bit
-        st.known[g] |= bit[:, None]
+        self._learn_all(st, g, bit)
         return g
 
     def _finish_collision(self, st: State, g: np.ndarray) -> np.ndarray:
         """FT-10: the token goes back to the stock; the active player draws (nothing from an empty deck)."""
         if g.size == 0:
             return g
-        square = st.square[g]
-        st.tokens[g, square] -= 1
+        flat(st.tokens)[g * N_SQUARES + st.square[g]] -= 1
         st.stock[g] += 1
         d = g[st.deck[g] != 0]
         if d.size:
@@ -456,12 +487,13 @@ class FlightTycoonCore:
             st.counter[d] += 1
             deck = st.deck[d]
             card = kth_bit(deck, draw_below_array(value, popcount(deck)))
-            bit = _CARD_BIT[card]
+            bit = _CARD_BIT.take(card)
             active = st.active[d]
+            at = d * self.n + active
             st.deck[d] = deck & ~bit
-            st.hand[d, active] |= bit
-            st.known[d, active] |= bit
-            st.record[d, REC_DRAW] = self._slot(st, d, active, card)
+            flat(st.hand)[at] |= bit
+            flat(st.known)[at] |= bit
+            flat(st.record)[d * rec_width(st) + REC_DRAW] = self._slot(st, d, active, card)
         return g
 
     def _advance(self, st: State, ends: np.ndarray, begins: np.ndarray, rewards: np.ndarray) -> None:
@@ -469,14 +501,14 @@ class FlightTycoonCore:
         n = self.n
         while ends.size or begins.size:
             if ends.size:  # FT-12: deck or stock empty, or no real card anywhere
-                over = (st.deck[ends] == 0) | (st.stock[ends] == 0) | ~(st.hand[ends] != 0).any(1)
+                over = (st.deck[ends] == 0) | (st.stock[ends] == 0) | ~_any_card(np.take(st.hand, ends, axis=0))
                 self._finish(st, ends[over], rewards)
                 nxt = ends[~over]
                 st.active[nxt] = (st.active[nxt] + 1) % n  # FT-7: clockwise
                 begins = np.concatenate([begins, nxt]) if begins.size else nxt
-            holding = st.hand[begins] != 0
-            holding[np.arange(begins.size), st.active[begins]] = False
-            can = holding.any(1)
+            others = np.take(st.hand, begins, axis=0)
+            others[np.arange(begins.size), st.active[begins]] = 0
+            can = _any_card(others)
             st.phase[begins[can]] = REQUEST
             ends = begins[~can]  # FT-8: nobody else holds a real card — the turn passes
             if ends.size:
@@ -517,9 +549,15 @@ class FlightTycoonCore:
             g = slice(None)
             k = st.batch_size
             r1 = np.arange(k)
+
+            def rows(a: np.ndarray) -> np.ndarray:
+                return a
         else:
             g = r1 = np.asarray(games, np.int64)
             k = g.size
+
+            def rows(a: np.ndarray) -> np.ndarray:
+                return np.take(a, g, axis=0)
         seat = np.broadcast_to(np.asarray(seat, np.int64), (k,))
         if k and (seat.min() < 0 or seat.max() >= n):
             raise ValueError(f"seat must be in 0..{n - 1}")
@@ -530,53 +568,58 @@ class FlightTycoonCore:
             raise ValueError(f"out must be a C-contiguous float32 array of shape {(k, size)}")
         out[:, self._zero_from[0]:self._zero_from[1]] = 0  # the blocks written sparsely (laid, towers) …
         out[:, self._zero_from[2]:self._zero_from[3]] = 0  # … and the one-hots; every other block is written whole
-        flat = out.reshape(-1)
+        flat_out = out.reshape(-1)
         base = np.arange(k) * size
         base2 = base[:, None]
         # One-hot writes that must not happen go to ``scratch``, a cell of the block written last.
         scratch = base2 + off["turn_slots"]
-        order = self._order[seat]  # absolute seat at each offset, (k, n)
-        rows = r1[:, None]
-        hands = st.hand[rows, order]
-        seen = hands & st.known[r1, seat][:, None]  # FT-14: my hand and the cards I can locate
+        # (game, seat at each offset) as flat indices into the (B, n) fields: np.take, not pairs of indices
+        at_offset = (r1 * n)[:, None] + self._order.take(seat, axis=0)  # (k, n)
+        hands = flat(st.hand).take(at_offset)
+        towers_held = flat(st.tower_months).take(at_offset)
+        seen = hands & flat(st.known).take(r1 * n + seat)[:, None]  # FT-14: my hand and the cards I can locate
         out[:, off["hand"]:off["hand"] + n * N_CARDS] = unpack_bits(seen, N_CARDS).reshape(k, -1)
         out[:, off["discard"]:off["discard"] + N_CARDS] = unpack_bits(st.discard[g], N_CARDS)
         phase = st.phase[g]
-        laid = st.laid[g]
-        holder = st.tower_holder[g]
-        visible = (laid >= 0) & ((phase != TOWER)[:, None] | self._own[seat])  # FT-6: hidden until the reveal
-        flat[np.where(visible, base2 + off["laid"] + laid, scratch)] = visible
+        laid = rows(st.laid)
+        visible = (laid >= 0) & ((phase != TOWER)[:, None] | self._own.take(seat, axis=0))  # FT-6: hidden until the reveal
+        flat_out[np.where(visible, base2 + off["laid"] + laid, scratch)] = visible
         month = laid >> 2
+        offset = self._offsets.take(seat, axis=0)  # offset of each seat from the observer, (k, n)
         if self._giveable:  # towers may have changed hands
+            holder = rows(st.tower_holder)
             shown = visible & (holder >= 0)
             at = np.maximum(holder, 0)
-            slot = (np.bitwise_count(st.hand[rows, at] & BELOW[month * 4])
-                    + np.bitwise_count(st.tower_months[rows, at] & _MONTHS_BELOW[month]))
-        else:  # each tower stands in its owner's hand, the only tower there
-            shown, at = visible, None
-            slot = np.bitwise_count(st.hand[g] & BELOW[month * 4])
-        offset = self._offsets[seat]  # offset of each seat from the observer, (k, n)
-        if self._giveable:
+            held_at = (r1 * n)[:, None] + at
+            slot = (np.bitwise_count(flat(st.hand).take(held_at) & BELOW[month * 4])
+                    + np.bitwise_count(flat(st.tower_months).take(held_at) & _MONTHS_BELOW[month]))
             offset = np.take_along_axis(offset, at.astype(np.int64), axis=1)
+        else:  # each tower stands in its owner's hand, the only tower there
+            shown = visible
+            slot = np.bitwise_count(rows(st.hand) & BELOW[month * 4])
         where = base2 + off["towers"] + offset * N_MONTHS + month
-        flat[np.where(shown, where, scratch)] = np.where(shown, _BY48[slot + 1], 0)
-        size_ = np.bitwise_count(hands) + np.bitwise_count(st.tower_months[rows, order])
+        flat_out[np.where(shown, where, scratch)] = np.where(shown, _BY48[slot + 1], 0)
+        size_ = np.bitwise_count(hands) + np.bitwise_count(towers_held)
         np.multiply(size_, _BY48[1], out=out[:, off["hand_size"]:off["hand_size"] + n])
-        np.multiply(st.vp[rows, order].astype(np.float32), self._per_vp, out=out[:, off["vp"]:off["vp"] + n])
-        np.multiply(st.tokens[g], self._per_token, out=out[:, off["tokens"]:off["tokens"] + N_SQUARES])
+        np.multiply(flat(st.vp).take(at_offset), self._per_vp, out=out[:, off["vp"]:off["vp"] + n], dtype=np.float32)
+        np.multiply(rows(st.tokens), self._per_token, out=out[:, off["tokens"]:off["tokens"] + N_SQUARES])
         out[:, off["deck"]] = _BY48[np.bitwise_count(st.deck[g])]
         out[:, off["stock"]] = st.stock[g] * self._per_token
+        # the one-hots, one scatter: decision kind, decider, and the turn record's active, outcome, target, square
+        rec = rows(st.record).astype(np.int64)
         playing = phase != OVER
         decider = np.where(phase == GIVE, st.target[g], st.active[g])
-        flat[np.where(playing, base + off["decision"] + phase, scratch[:, 0])] = 1
-        flat[np.where(playing, base + off["decider"] + self._rel[decider, seat], scratch[:, 0])] = 1
-        rec = st.record[g]
-        has = rec[:, REC_ACTIVE] >= 0
-        flat[np.where(has, base + off["turn_active"] + self._rel[rec[:, REC_ACTIVE], seat], scratch[:, 0])] = 1
-        flat[np.where(has, base + off["turn_outcome"] + rec[:, REC_OUTCOME], scratch[:, 0])] = 1
-        has = rec[:, REC_TARGET] >= 0
-        flat[np.where(has, base + off["turn_target"] + self._rel[rec[:, REC_TARGET], seat], scratch[:, 0])] = 1
-        flat[np.where(has, base + off["turn_square"] + rec[:, REC_SQUARE], scratch[:, 0])] = 1
+        rel = self._rel_flat
+        has_active = rec[:, REC_ACTIVE] >= 0
+        has_target = rec[:, REC_TARGET] >= 0
+        hot = np.empty((k, 6), np.int64)
+        hot[:, 0] = np.where(playing, off["decision"] + phase.astype(np.int64), -1)
+        hot[:, 1] = np.where(playing, off["decider"] + rel.take(decider * n + seat), -1)
+        hot[:, 2] = np.where(has_active, off["turn_active"] + rel.take(rec[:, REC_ACTIVE] * n + seat), -1)
+        hot[:, 3] = np.where(has_active, off["turn_outcome"] + rec[:, REC_OUTCOME], -1)
+        hot[:, 4] = np.where(has_target, off["turn_target"] + rel.take(rec[:, REC_TARGET] * n + seat), -1)
+        hot[:, 5] = np.where(has_target, off["turn_square"] + rec[:, REC_SQUARE], -1)
+        flat_out[np.where(hot >= 0, base2 + hot, scratch)] = 1
         out[:, off["turn_slots"]:off["turn_slots"] + 4] = _BY48[rec[:, REC_GIVE:] + 1]  # overwrites the scratch cell
         return out
 
