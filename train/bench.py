@@ -96,6 +96,8 @@ def main(args: argparse.Namespace) -> int:
         raise ValueError(f"--batch-size must be at least 1, got {args.batch_size}")
     if args.players is not None and args.game != "flight-tycoon":
         raise ValueError("--players applies to flight-tycoon only")
+    out = args.out or Path("out") / f"bench-{args.game}"
+    report.check_output_folder(out)
     rules = load_rules(args.game, args.rules, args.rule_items,
                        **({"n_players": args.players} if args.game == "flight-tycoon" else {}))
     lineup = None
@@ -119,7 +121,6 @@ def main(args: argparse.Namespace) -> int:
             raise ValueError("games=N per agent applies to airport-scramble; a tournament plays --games games")
         per_agent_games.append(own_games or games)
     agents = [make_agent(args.game, split_games(spec)[0], rules, seed=args.seed + 1 + i) for i, spec in enumerate(specs)]
-    out = args.out or Path("out") / f"bench-{args.game}"
     if args.game == "airport-scramble":
         result = bench_airport_scramble(rules, specs, agents, per_agent_games, args.seed, args.batch_size,
                                         not args.no_progress)

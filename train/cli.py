@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args) or 0)
-    except (ValueError, FileNotFoundError) as err:
+    except (ValueError, OSError) as err:  # bad input, or a file that cannot be read or written
         print(f"aerodeck {args.command}: error: {err}", file=sys.stderr)
         return 2
 

@@ -24,6 +24,16 @@ from rich.console import Group  # noqa: E402
 from rich.table import Table  # noqa: E402
 
 
+def check_output_folder(out: Path) -> None:
+    """Refuse, before any long work, an output folder that cannot be made or written (``ValueError``)."""
+    out = Path(out)
+    existing = next(p for p in (out, *out.parents) if p.exists())
+    if not existing.is_dir():
+        raise ValueError(f"output folder {str(out)!r}: {str(existing)!r} is not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ValueError(f"output folder {str(out)!r}: {str(existing)!r} is not writable")
+
+
 def write_files(out: Path, files: dict[str, Callable[[Path], None]]) -> None:
     """Write ``files`` (name → writer taking a path) into folder ``out`` all-or-nothing."""
     created = not out.exists()

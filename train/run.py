@@ -183,7 +183,13 @@ def print_summary(summary: dict) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Entry point of ``aerodeck run``."""
+    from train.report import check_output_folder
+
     rules = load_rules(args.rules, args.table, args.rule)
+    if args.json:
+        check_output_folder(Path(args.json).parent)
+    if not args.no_ladder:
+        check_output_folder(args.out)
     result = play_random(rules, args.games, args.batch, args.seed, progress=not args.no_progress)
     summary = summarise(result, rules)
     print_summary(summary)

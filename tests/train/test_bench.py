@@ -126,3 +126,11 @@ def test_flight_tycoon_lineup_rotates_one_table_over_the_seats(tmp_path):
 def test_flight_tycoon_bad_input(tmp_path, capsys, argv, message):
     assert run([*argv, "--out", str(tmp_path / "out")]) == 2
     assert pytest.importorskip("re").search(message, capsys.readouterr().err)
+
+
+def test_an_output_folder_that_cannot_be_made_is_refused_before_playing(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert run(["airport-scramble", "--games", "5", "--out", str(blocker / "out")]) == 2
+    assert "is not a folder" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
