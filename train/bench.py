@@ -15,7 +15,6 @@ from pathlib import Path
 
 import numpy as np
 from rich.console import Console
-from rich.table import Table
 
 from agents.registry import GAMES, agent_names, make_agent, parse_spec
 from train import report

@@ -16,8 +16,8 @@ from math import lgamma
 import numpy as np
 
 from envs.common.bits import BIT, pack_bits, unpack_bits
-from envs.flight_tycoon.board import (  # noqa: F401 — the decision kinds, re-exported for the agents
-    DISCARD, GIVE, MONTH_CARDS, N_CARDS, N_MONTHS, N_SQUARES, OVER, REQUEST, SQUARE_CARDS, SQUARE_KIND, TOWER,
+from envs.flight_tycoon.board import (  # noqa: F401 — the decision kinds and landing_vp_table, re-exported for the agents
+    DISCARD, GIVE, MONTH_CARDS, N_CARDS, N_MONTHS, N_SQUARES, OVER, REQUEST, SQUARE_CARDS, TOWER, landing_vp_table,
 )
 from envs.flight_tycoon.layout import CARD_SCALE, ObservationLayout
 from envs.flight_tycoon.rules import FlightTycoonRules
@@ -91,20 +91,6 @@ def rules_for(rules: FlightTycoonRules | None, n_actions: int) -> FlightTycoonRu
     if rules.n_players != n:
         raise ValueError(f"masks of width {n_actions} are for {n} players, the rules say {rules.n_players}")
     return rules
-
-
-def landing_vp(rules: FlightTycoonRules) -> np.ndarray:
-    """``float64 (24, tokens + 2)``: [q, k] the VP of a landing on square q that makes k tokens there,
-    the new one included (FT-11, every ``vp_sharing`` mode)."""
-    base = np.asarray(rules.vp_table, np.int64)[SQUARE_KIND][:, None]
-    k = np.arange(rules.tokens + 2)[None, :]
-    if rules.vp_sharing == "split":
-        table = base // np.maximum(k, 1)
-    elif rules.vp_sharing == "first_only":
-        table = np.where(k == 1, base, 0)
-    else:
-        table = np.maximum(base - (k - 1) * rules.rank_step, 0)
-    return table.astype(np.float64)
 
 
 @dataclasses.dataclass

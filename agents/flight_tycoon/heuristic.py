@@ -33,7 +33,7 @@ import numpy as np
 from agents.base import Agent
 from agents.flight_tycoon.facts import (
     CARD_MONTH, CARD_SUIT, DISCARD, GIVE, MONTHS_CARDS, REQUEST, SQUARE_BITS, SUIT_BITS, TOWER, Facts,
-    landing_vp, month_counts, months_of, none_base, none_held, none_table, rules_for,
+    landing_vp_table, month_counts, months_of, none_base, none_held, none_table, rules_for,
 )
 from envs.flight_tycoon.board import N_CARDS, N_MONTHS, N_SQUARES, SQUARE_KIND, SQUARE_MONTHS
 from envs.flight_tycoon.layout import ObservationLayout
@@ -64,10 +64,10 @@ class HeuristicAgent(Agent):
         self._tables: dict = {}
 
     def setup(self, n_actions: int) -> tuple[FlightTycoonRules, ObservationLayout, np.ndarray]:
-        """The rules, observation layout and landing VP table (``landing_vp``) for masks of width ``n_actions``."""
+        """The rules, observation layout and landing VP table (``landing_vp_table``) for masks of width ``n_actions``."""
         if n_actions not in self._tables:
             rules = rules_for(self.rules, n_actions)
-            self._tables[n_actions] = (rules, ObservationLayout(rules), landing_vp(rules).astype(np.float32))
+            self._tables[n_actions] = (rules, ObservationLayout(rules), landing_vp_table(rules).astype(np.float32))
         return self._tables[n_actions]
 
     def act(self, observations: np.ndarray, masks: np.ndarray, view=None) -> np.ndarray:

@@ -157,3 +157,16 @@ def illegal_reason(kind: int, action: int, n_players: int, *, hand=(), square: i
     if kind == DISCARD:
         return prefix + f"card {card_name(action)} is not of month {month + 1}, the colliding month (FT-10)"
     return prefix + "not allowed now"
+
+
+def landing_vp_table(rules) -> np.ndarray:
+    """FT-11: ``int64 (24, tokens + 2)``, [q, k] the VP of a landing on square q that makes k tokens
+    there, the new one included, under ``rules.vp_sharing`` (``rules``: a ``FlightTycoonRules``)."""
+    base = np.asarray(rules.vp_table, np.int64)[SQUARE_KIND][:, None]
+    k = np.arange(rules.tokens + 2)[None, :]
+    if rules.vp_sharing == "split":
+        return base // np.maximum(k, 1)
+    if rules.vp_sharing == "first_only":
+        return np.where(k == 1, base, 0)
+    return np.maximum(base - (k - 1) * rules.rank_step, 0)  # rank
+

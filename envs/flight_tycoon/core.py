@@ -19,7 +19,7 @@ from envs.common.bits import BELOW, BIT, kth_bit, pack_bits, popcount, unpack_bi
 from envs.common.rng import draw_below_array, game_keys, stream_array
 from envs.flight_tycoon.board import (
     COLLIDED, DISCARD, GIVE, LANDED, MONTH_CARDS, N_CARDS, N_MONTHS, N_SQUARES, OVER, PASSED, PENDING, REQUEST,
-    SQUARE_CARDS, SQUARE_KIND, SQUARE_MONTHS, TOWER, illegal_reason, n_actions,
+    SQUARE_CARDS, SQUARE_MONTHS, TOWER, illegal_reason, landing_vp_table, n_actions,
 )
 from envs.flight_tycoon.layout import CARD_SCALE, ObservationLayout, inverse
 from envs.flight_tycoon.position import Position
@@ -107,16 +107,7 @@ class FlightTycoonCore:
         self.obs_size = self.layout.size
         self.check_actions = check_actions
         self._giveable = rules.tower_giveable
-        # FT-11: VP of a landing on square q holding k tokens (the new one included), k = 0 … tokens.
-        base = np.asarray(rules.vp_table, np.int64)[SQUARE_KIND][:, None]
-        k = np.arange(rules.tokens + 1)[None, :]
-        if rules.vp_sharing == "split":
-            table = base // np.maximum(k, 1)
-        elif rules.vp_sharing == "first_only":
-            table = np.where(k == 1, base, 0)
-        else:
-            table = np.maximum(base - (k - 1) * rules.rank_step, 0)
-        self._vp_table = table.astype(np.int32)
+        self._vp_table = landing_vp_table(rules).astype(np.int32)  # FT-11: [square, tokens there with the new one]
         lay = self.layout
         self._per_vp = inverse(lay.vp_scale)
         self._per_token = inverse(lay.token_scale)

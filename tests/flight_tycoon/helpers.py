@@ -11,6 +11,7 @@ from envs.flight_tycoon.core import FlightTycoonCore
 from envs.flight_tycoon.position import Position
 from envs.flight_tycoon.reference import ReferenceGame
 from envs.flight_tycoon.rules import FlightTycoonRules
+from envs.flight_tycoon.state import State
 
 
 def card(name: str) -> int:
@@ -90,7 +91,7 @@ def revealed(hands: list[str], laid: list[str], deck: str | None = None, **kw) -
                     discard=[c for c in range(N_CARDS) if c not in placed], **kw)
 
 
-def random_states(core: FlightTycoonCore, games: int, seed: int, max_steps: int = 120) -> "State":
+def random_states(core: FlightTycoonCore, games: int, seed: int, max_steps: int = 120) -> State:
     """``games`` games played at random for a random number of decisions each (some finished)."""
     rng = np.random.default_rng(seed)
     st = core.init(rng.integers(0, 2**40, games))
