@@ -53,27 +53,30 @@ def add_parser(sub) -> None:
 
 
 def add_rules_arguments(p: argparse.ArgumentParser) -> None:
-    """``--rules FILE`` and repeated ``--rule key=value`` (shared by every tool that takes rules)."""
+    """``--rules FILE [--table NAME]`` and repeated ``--rule key=value`` (shared by every tool that takes rules)."""
     p.add_argument("--rules", type=Path, metavar="FILE.toml", help="rule options from a TOML file")
+    p.add_argument("--table", metavar="NAME", help="the table of --rules FILE holding the options (e.g. variants.fast)")
     p.add_argument("--rule", dest="rule_items", action="append", default=[], metavar="KEY=VALUE",
                    help="a rule option (repeatable; applied after --rules)")
 
 
-def load_rules(game: str, rules_file: Path | None, items: list[str], **fixed):
-    """The rules object of ``game`` from a TOML file, then ``key=value`` items, then ``fixed`` options."""
+def load_rules(game: str, rules_file: Path | None, items: list[str], table: str | None = None, **fixed):
+    """The rules object of ``game`` from a TOML file, then ``key=value`` items (they win over the file),
+    then ``fixed`` options (e.g. ``n_players`` from ``--players``; one contradicting a chosen option is an error)."""
     if game == "airport-scramble":
         from envs.airport_scramble.rules import AirportScrambleRules as Rules
     else:
         from envs.flight_tycoon.rules import FlightTycoonRules as Rules
-    options = Rules.from_toml(rules_file).to_dict() if rules_file else {}
-    options.update(Rules.from_strings(items).changes() if items else {})
+    from_file = Rules.from_toml(rules_file, table).to_strings() if rules_file else []
+    rules = Rules.from_strings(from_file + list(items))
     for key, value in fixed.items():
         if value is None:
             continue
-        if key in options and options[key] != value and Rules().to_dict()[key] != options[key]:
-            raise ValueError(f"--{key.replace('n_', '')} {value} contradicts the rule option {key}={options[key]}")
-        options[key] = value
-    return Rules.from_options(options)
+        chosen = rules.changes().get(key)
+        if chosen is not None and chosen != value:
+            raise ValueError(f"--{key.replace('n_', '')} {value} contradicts the rule option {key}={chosen}")
+        rules = rules.replace(**{key: value})
+    return rules
 
 
 def lineup_index(seat: str, specs: list[str]) -> int:
@@ -97,7 +100,7 @@ def main(args: argparse.Namespace) -> int:
         raise ValueError("--players applies to flight-tycoon only")
     out = args.out or Path("out") / f"bench-{args.game}"
     report.check_output_folder(out)
-    rules = load_rules(args.game, args.rules, args.rule_items,
+    rules = load_rules(args.game, args.rules, args.rule_items, args.table,
                        **({"n_players": args.players} if args.game == "flight-tycoon" else {}))
     lineup = None
     if args.lineup is not None:

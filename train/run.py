@@ -23,6 +23,7 @@ import numpy as np
 from agents.random import RandomAgent
 from envs.airport_scramble.core import AirportScrambleCore
 from envs.airport_scramble.rules import AirportScrambleRules
+from train.bench import add_rules_arguments, load_rules
 
 
 def add_parser(subparsers) -> None:
@@ -37,9 +38,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--games", type=int, default=20_000, help="games to play (default 20000)")
     parser.add_argument("--batch", type=int, default=4096, help="games played at once (default 4096)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the games and the agent (default 0)")
-    parser.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE", help="a rule option (repeatable)")
-    parser.add_argument("--rules", metavar="FILE", help="a TOML file of rule options (--rule flags override it)")
-    parser.add_argument("--table", metavar="NAME", help="the table of --rules FILE holding the options")
+    add_rules_arguments(parser)
     parser.add_argument("--json", metavar="FILE", help="also write the summary as JSON")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--no-ladder", action="store_true", help="only the random games, no agent ladder")
@@ -57,17 +56,6 @@ LADDER = [
     ("flight-tycoon-search-vs-heuristic", ["flight-tycoon", "--players", "4", "--agent", "search", "--agent", "heuristic",
                                            "--lineup", "search,heuristic,heuristic,heuristic", "--games", "200"]),
 ]
-
-
-def load_rules(rule_file: str | None, table: str | None, flags: list[str]) -> AirportScrambleRules:
-    """Rules from an optional TOML file and ``key=value`` flags (flags win)."""
-    base = AirportScrambleRules.from_toml(rule_file, table).changes() if rule_file else {}
-    return AirportScrambleRules.from_strings(rule_strings(base) + list(flags))
-
-
-def rule_strings(options: dict) -> list[str]:
-    """Rule options as ``key=value`` strings (lists comma-joined), the form ``from_strings`` reads."""
-    return [f"{k}={','.join(map(str, v)) if isinstance(v, (list, tuple)) else v}" for k, v in options.items()]
 
 
 def play_random(rules: AirportScrambleRules, games: int, batch: int, seed: int, progress: bool = True) -> dict:
@@ -185,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
     """Entry point of ``aerodeck run``."""
     from train.report import check_output_folder
 
-    rules = load_rules(args.rules, args.table, args.rule)
+    rules = load_rules("airport-scramble", args.rules, args.rule_items, args.table)
     if args.json:
         check_output_folder(Path(args.json).parent)
     if not args.no_ladder:
@@ -200,7 +188,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     from train import cli
 
-    as_rules = [f"--rule={item}" for item in rule_strings(rules.changes())]
+    as_rules = [f"--rule={item}" for item in rules.to_strings()]
     for folder, argv in LADDER:
         extra = as_rules if argv[0] == "airport-scramble" else []
         status = cli.main(["bench", *argv, *extra, "--seed", str(args.seed), "--out", str(args.out / folder),

@@ -223,12 +223,13 @@ class RuleOptions:
         default = type(self)()
         return {k: v for k, v in self.to_dict().items() if v != default.to_dict()[k]}
 
+    def to_strings(self) -> list[str]:
+        """The changed options as ``key=value`` strings (lists comma-joined): ``from_strings`` reads them back."""
+        return [f"{k}={','.join(map(str, v)) if isinstance(v, list) else v}" for k, v in self.changes().items()]
+
     def label(self) -> str:
         """A short name for reports: ``default`` or the changed options as ``key=value`` joined by spaces."""
-        diff = self.changes()
-        if not diff:
-            return "default"
-        return " ".join(f"{k}={','.join(map(str, v)) if isinstance(v, list) else v}" for k, v in diff.items())
+        return " ".join(self.to_strings()) or "default"
 
     @classmethod
     def describe_options(cls) -> str:

@@ -134,3 +134,12 @@ def test_an_output_folder_that_cannot_be_made_is_refused_before_playing(tmp_path
     assert run(["airport-scramble", "--games", "5", "--out", str(blocker / "out")]) == 2
     assert "is not a folder" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+
+
+def test_a_rule_flag_wins_over_the_rules_file_even_when_it_names_the_default(tmp_path):
+    path = tmp_path / "variants.toml"
+    path.write_text("[variants.small]\ngrid_size = 5\nallow_wait = false\n")
+    assert run(["airport-scramble", "--games", "5", "--rules", str(path), "--table", "variants.small",
+                "--rule", "grid_size=9", "--out", str(tmp_path / "out")]) == 0
+    rules = results(tmp_path / "out")["rules"]
+    assert rules["grid_size"] == 9 and rules["allow_wait"] is False
