@@ -135,3 +135,32 @@ class BatchedState:
     def concatenate(cls, states: list):
         """One state holding the games of ``states`` in order."""
         return cls(**{f.name: np.concatenate([getattr(s, f.name) for s in states]) for f in dataclasses.fields(cls)})
+
+
+def save_state(state: BatchedState) -> dict[str, np.ndarray]:
+    """A copy of every field of ``state`` as plain arrays (field name -> array), e.g. for ``numpy.savez``."""
+    return {f.name: np.copy(getattr(state, f.name)) for f in dataclasses.fields(state)}
+
+
+def restore_state(template: BatchedState, saved) -> BatchedState:
+    """The state of ``template``'s class held by ``saved`` (as :func:`save_state` wrote it).
+
+    ``template``: a state of the same core (any batch size) giving each field's dtype and trailing
+    shape. ``ValueError`` naming the first missing, unknown or misshapen field.
+    """
+    fields = {f.name: getattr(template, f.name) for f in dataclasses.fields(template)}
+    names = set(saved)
+    if names != set(fields):
+        missing, extra = sorted(set(fields) - names), sorted(names - set(fields))
+        raise ValueError(f"saved state does not fit this core: missing fields {missing}, unknown fields {extra}")
+    batch = {np.shape(saved[name])[:1] for name in fields}
+    if len(batch) != 1 or () in batch:
+        raise ValueError("saved state: every field needs the same leading (game) axis")
+    out = {}
+    for name, ref in fields.items():
+        a = np.asarray(saved[name])
+        if a.shape[1:] != ref.shape[1:] or a.dtype != ref.dtype:
+            raise ValueError(f"saved state field {name!r}: expected {ref.dtype} (B, {', '.join(map(str, ref.shape[1:]))})"
+                             f" for these rules, got {a.dtype} {a.shape}")
+        out[name] = np.array(a, copy=True, order="C")
+    return type(template)(**out)

@@ -1,0 +1,77 @@
+"""The one seed check and the one action check of every entry point (cores, envs, VecEnvs, CLI).
+
+Seeds: Python or numpy integers in ``[0, 2**64)``; anything else (floats, bools, NaN, strings,
+negative or too large numbers) is refused with the same message everywhere. Actions: a Python or
+numpy integer, or an integer array of shape ``()`` or ``(1,)`` where one action is expected; floats
+and bools are refused, never truncated. Illegal (but well-formed) actions raise
+:class:`IllegalActionError`, a ``ValueError`` naming the game, the action and why.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+SEED_RANGE = "an integer in 0..2**64-1 (Python or numpy integer)"
+MAX_SEED = 2**64 - 1
+
+
+class IllegalActionError(ValueError):
+    """A well-formed action that the rules do not allow now (the message says which and why)."""
+
+
+def _is_integer(x) -> bool:
+    return isinstance(x, (numbers.Integral, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def check_seed(seed, what: str = "seed") -> int:
+    """``seed`` as a Python ``int`` in ``[0, 2**64)``; ``ValueError`` naming ``what`` otherwise."""
+    if isinstance(seed, np.ndarray) and seed.shape in ((), (1,)) and seed.dtype.kind in "iu":
+        seed = seed.reshape(-1)[0]
+    if not _is_integer(seed) or not 0 <= int(seed) <= MAX_SEED:
+        raise ValueError(f"{what} must be {SEED_RANGE}, got {seed!r}")
+    return int(seed)
+
+
+def check_seeds(seeds, what: str = "seeds") -> np.ndarray:
+    """``uint64 (B,)`` from a non-empty 1-D sequence or array of seeds (each as :func:`check_seed`)."""
+    arr = np.asarray(seeds) if not isinstance(seeds, np.ndarray) else seeds
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{what} must be a non-empty 1-D sequence of {SEED_RANGE}s, got shape {arr.shape}")
+    if arr.dtype.kind == "u":
+        return arr.astype(np.uint64, copy=False)
+    if arr.dtype.kind == "i":
+        if arr.min() < 0:
+            raise ValueError(f"{what} must be {SEED_RANGE}s, got {int(arr.min())}")
+        return arr.astype(np.uint64)
+    if arr.dtype == object:
+        return np.array([check_seed(s, what) for s in arr], np.uint64)
+    raise ValueError(f"{what} must be {SEED_RANGE}s, got dtype {arr.dtype}")
+
+
+def check_action(action, n_actions: int) -> int:
+    """One action as a Python ``int`` in ``[0, n_actions)``: an integer, or an integer array of
+    shape ``()`` or ``(1,)``. ``ValueError`` naming the allowed range otherwise."""
+    if isinstance(action, np.ndarray) and action.shape in ((), (1,)) and action.dtype.kind in "iu":
+        action = action.reshape(-1)[0]
+    if not _is_integer(action) or not 0 <= int(action) < n_actions:
+        raise ValueError(f"action must be an integer in 0..{n_actions - 1}, got {action!r}")
+    return int(action)
+
+
+def check_actions(actions, batch_size: int, n_actions: int, live: np.ndarray | None = None) -> np.ndarray:
+    """``int64 (B,)`` from integer actions of shape ``(B,)``, each in ``[0, n_actions)`` where
+    ``live`` (``bool (B,)``, default all) is set; a finished game's action is not looked at."""
+    a = np.asarray(actions)
+    if a.shape != (batch_size,) or a.dtype.kind not in "iu":
+        raise ValueError(f"actions must be integers of shape ({batch_size},) in 0..{n_actions - 1}, "
+                         f"got {a.dtype} {a.shape}")
+    a = a.astype(np.int64, copy=False)
+    out = (a < 0) | (a >= n_actions)
+    if live is not None:
+        out &= live
+    if out.any():
+        bad = int(np.flatnonzero(out)[0])
+        raise ValueError(f"game {bad}: action must be an integer in 0..{n_actions - 1}, got {int(a[bad])}")
+    return a
