@@ -33,8 +33,9 @@ class ActionLayout(Protocol):
 
     #: A, the number of actions.
     n_actions: int
-    #: Action kinds by name (e.g. ``fly``, ``play``; ``request``, ``give``) -> their indices.
-    kinds: dict[str, range]
+    #: The kinds of decision, by name (e.g. ``fly``, ``stop_early``, ``play``; ``tower``, ``request``,
+    #: ``give``, ``discard``): what ``Core.action_kinds`` indexes. Used by restricted play and metrics.
+    kinds: tuple[str, ...]
 
     def describe(self, action: int) -> str:
         """The action in the game's words (e.g. ``"fly E 2"``)."""
@@ -122,6 +123,13 @@ class Core(Protocol):
 
     def explain_illegal(self, state: State, game: int, action: int) -> str | None:
         """Why ``action`` is illegal in game ``game`` now, or ``None`` if it is legal."""
+        ...
+
+    def action_kinds(self, state: State) -> np.ndarray:
+        """``int8 (B, A)``: the kind (index into ``actions.kinds``) each action would be in each game's
+        decision now, −1 where the action is illegal. A kind may depend on the state (Airport
+        Scramble's fly short of the reach is ``stop_early``; Flight Tycoon's card actions are
+        ``tower``, ``give`` or ``discard`` by phase)."""
         ...
 
 
