@@ -2,7 +2,8 @@
 
 Subjects, measured in interleaved rounds so that every ratio compares figures taken under the same
 machine load: the reference engine (one game in plain Python), the AEC environment
-(``envs.flight_tycoon.env``), the batched core at B = 1, 64, 1024, 4096, and PettingZoo's classic
+(``envs.flight_tycoon_v0``), the batched core at B = 1, 64, 1024, 4096 (actions unchecked:
+``check_actions=False``, as in rollouts — the random player draws from the legal mask), and PettingZoo's classic
 ``texas_holdem_v4`` and ``leduc_holdem_v4`` (seeded once, not at every reset). Prints a table and writes
 JSON to ``benchmarks/results/flight_tycoon_throughput.json``.
 
@@ -27,9 +28,11 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from envs.common.batch import sample_legal  # noqa: E402
-from envs.flight_tycoon import FlightTycoonCore, FlightTycoonRules, env  # noqa: E402
+from envs.flight_tycoon.core import FlightTycoonCore  # noqa: E402
 from envs.flight_tycoon.reference import ReferenceGame  # noqa: E402
+from envs.flight_tycoon.rules import FlightTycoonRules  # noqa: E402
 from envs.flight_tycoon.state import State  # noqa: E402
+from envs.flight_tycoon_v0 import env  # noqa: E402
 
 TARGETS = {"core_decisions_per_s": 1_000_000, "vs_reference": 200, "vs_leduc": 100}
 
@@ -86,7 +89,7 @@ class Core:
     dealing is timed too). Observations go into one reused buffer (``observe(..., out=...)``)."""
 
     def __init__(self, rules, batch: int):
-        self.core = FlightTycoonCore(rules)
+        self.core = FlightTycoonCore(rules, check_actions=False)
         self.batch = batch
         self.rng = np.random.default_rng(0)
         self.next_seed = 0

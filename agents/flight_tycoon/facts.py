@@ -16,24 +16,16 @@ from math import lgamma
 import numpy as np
 
 from envs.common.bits import BIT, pack_bits, unpack_bits
-from envs.flight_tycoon.board import (  # noqa: F401 — the decision kinds and landing_vp_table, re-exported for the agents
-    DISCARD, GIVE, MONTH_CARDS, N_CARDS, N_MONTHS, N_SQUARES, OVER, REQUEST, SQUARE_CARDS, TOWER, landing_vp_table,
+from envs.flight_tycoon.observation import CARD_SCALE, ObservationLayout
+from envs.flight_tycoon.rules import (  # noqa: F401 — decision kinds, tables, landing_vp_table: for the agents
+    ALL_CARDS, CARD_MONTH, CARD_SUIT, DISCARD, GIVE, MONTH_BITS, N_CARDS, N_MONTHS, N_SQUARES, OVER, REQUEST, SQUARE_BITS,
+    SUIT_BITS, TOWER, FlightTycoonRules, landing_vp_table,
 )
-from envs.flight_tycoon.layout import CARD_SCALE, ObservationLayout
-from envs.flight_tycoon.rules import FlightTycoonRules
 from envs.flight_tycoon.state import REC_ACTIVE, REC_SQUARE, State
 
-#: ``int64 (48,)``: the 0-based month and the suit (airline) of each card id (FT-1).
-CARD_MONTH = np.arange(N_CARDS) // 4
-CARD_SUIT = np.arange(N_CARDS) % 4
-#: ``uint64 (12,)`` the cards of each month; ``uint64 (4,)`` of each airline; ``uint64 (24,)`` meeting each square.
-MONTH_BITS = pack_bits(MONTH_CARDS)
-SUIT_BITS = pack_bits(CARD_SUIT[None, :] == np.arange(4)[:, None])
-SQUARE_BITS = pack_bits(SQUARE_CARDS)
 #: ``uint64 (4096,)``: the cards of the months in a 12-bit month set.
 MONTHS_CARDS = np.bitwise_or.reduce(
     np.where((np.arange(1 << N_MONTHS)[:, None] >> np.arange(N_MONTHS)) & 1, MONTH_BITS, np.uint64(0)), axis=1)
-ALL_CARDS = np.uint64((1 << N_CARDS) - 1)
 _MONTH_WEIGHT = (1 << np.arange(N_MONTHS)).astype(np.uint16)
 
 #: ``float64 (49, 49, 49)``: [pool, hidden, x] = C(pool − x, hidden) / C(pool, hidden), 0 where impossible.
@@ -102,7 +94,7 @@ class Facts:
     it can see). ``towers`` ``uint16`` (B, n): the tower months each offset holds (only its own before
     the reveal, FT-6). ``hand_size`` int64 (B, n): cards in hand, towers included. ``vp`` int64 (B, n).
     ``tokens`` int64 (B, 24). ``deck``, ``stock`` int64 (B,). ``decision`` int64 (B,): the decision kind
-    (FT-16: ``board.TOWER``, ``REQUEST``, ``GIVE``, ``DISCARD``), −1 when over. ``requester`` int64
+    (FT-16: ``rules.TOWER``, ``REQUEST``, ``GIVE``, ``DISCARD``), −1 when over. ``requester`` int64
     (B,): offset of the current (or last) turn's active player, −1 if none; ``square`` int64 (B,): its
     square, −1 if none.
     """
@@ -122,9 +114,9 @@ class Facts:
 
     @classmethod
     def read(cls, layout: ObservationLayout, observations: np.ndarray) -> Facts:
-        """Decode ``float32 (B, obs_size)`` observations laid out by ``layout``."""
+        """Decode ``float32 (B, obs_size)`` observations laid out by ``layout`` (a core's ``observation``)."""
         obs = np.asarray(observations, np.float32)
-        B, n = obs.shape[0], layout.n
+        B, n = obs.shape[0], layout.n_players
 
         def block(name: str) -> np.ndarray:
             return obs[:, layout.slice(name)]
@@ -158,7 +150,7 @@ class Facts:
         see whole — the search agent's sampled determinizations, never a real game's hidden cards.
         """
         st = state
-        n = core.n
+        n = core.n_players
         seats = np.asarray(seats, np.int64)
         rows = np.arange(st.batch_size)[:, None]
         order = (seats[:, None] + np.arange(n)[None, :]) % n  # absolute seat at each offset

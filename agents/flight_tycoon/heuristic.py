@@ -30,14 +30,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import Agent, Knob
 from agents.flight_tycoon.facts import (
     CARD_MONTH, CARD_SUIT, DISCARD, GIVE, MONTHS_CARDS, REQUEST, SQUARE_BITS, SUIT_BITS, TOWER, Facts,
     landing_vp_table, month_counts, months_of, none_base, none_held, none_table, rules_for,
 )
-from envs.flight_tycoon.board import N_CARDS, N_MONTHS, N_SQUARES, SQUARE_KIND, SQUARE_MONTHS
-from envs.flight_tycoon.layout import ObservationLayout
-from envs.flight_tycoon.rules import FlightTycoonRules
+from envs.flight_tycoon.observation import ObservationLayout
+from envs.flight_tycoon.rules import N_CARDS, N_MONTHS, N_SQUARES, SQUARE_KIND, SQUARE_MONTHS, FlightTycoonRules
 
 #: ``uint16 (24,)``: the months whose tower meets each square (month-based squares only, FT-9 ``tower_giveable``).
 _TOWER_MEETS = (SQUARE_MONTHS * (1 << np.arange(N_MONTHS))).sum(1).astype(np.uint16)
@@ -55,12 +54,16 @@ class HeuristicAgent(Agent):
     """
 
     name = "heuristic"
+    knobs = {
+        "land_bonus": Knob(float, doc="value of a landing beyond its VP (a card more in hand, FT-12's tie-break)"),
+        "noise": Knob(float, 0, doc="scale of the random tie-break added to the scores (0: lowest action wins ties)"),
+    }
 
     def __init__(self, seed: int | None = 0, rules: FlightTycoonRules | None = None, land_bonus: float = 0.25,
                  noise: float = 1e-4) -> None:
         super().__init__(seed, rules)
-        self.land_bonus = float(land_bonus)
-        self.noise = float(noise)
+        self.land_bonus = self.knobs["land_bonus"].parse(land_bonus, "heuristic agent knob 'land_bonus'")
+        self.noise = self.knobs["noise"].parse(noise, "heuristic agent knob 'noise'")
         self._tables: dict = {}
 
     def setup(self, n_actions: int) -> tuple[FlightTycoonRules, ObservationLayout, np.ndarray]:

@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import Agent, Knob
 from agents.flight_tycoon.facts import Facts
 from agents.flight_tycoon.heuristic import HeuristicAgent
 from envs.flight_tycoon.core import FlightTycoonCore
-from envs.flight_tycoon.knowledge import SeatView
 from envs.flight_tycoon.rules import FlightTycoonRules
+from envs.flight_tycoon.view import SeatView
 
 
 class SearchAgent(Agent):
@@ -43,6 +43,15 @@ class SearchAgent(Agent):
 
     name = "search"
     needs_view = True
+    knobs = {
+        "samples": Knob(int, 1, doc="determinizations per decision"),
+        "candidates": Knob(int, 1, doc="actions tried in each, the heuristic's best first"),
+        "horizon": Knob(int, 0, doc="the most decisions a rollout plays after the candidate (0: to the end)"),
+        "ahead": Knob(float, 0, doc="weight of the share of seats beaten in a rollout's value"),
+        "margin": Knob(float, 0, doc="weight of the VP lead in a rollout's value"),
+        "gate": Knob(float, doc="standard errors by which a candidate must beat the heuristic's choice"),
+        "chunk": Knob(int, 1, doc="the most rollouts stepped at once (memory)"),
+    }
 
     def __init__(self, seed: int | None = 0, rules: FlightTycoonRules | None = None, samples: int = 32,
                  candidates: int = 6, horizon: int = 16, ahead: float = 0.5, margin: float = 0.1, gate: float = 0.0,
@@ -50,12 +59,11 @@ class SearchAgent(Agent):
         self.heuristic = HeuristicAgent(seed=seed, rules=rules)  # ranks the candidates
         self.rollout_policy = HeuristicAgent(seed=None if seed is None else seed + 1, rules=rules)  # plays every seat
         super().__init__(seed, rules)
-        for name, value, least in (("samples", samples, 1), ("candidates", candidates, 1), ("horizon", horizon, 0),
-                                   ("chunk", chunk, 1)):
-            if not isinstance(value, (int, np.integer)) or value < least:
-                raise ValueError(f"search agent parameter {name!r} must be an integer ≥ {least}, got {value!r}")
-        self.samples, self.candidates, self.horizon, self.chunk = int(samples), int(candidates), int(horizon), int(chunk)
-        self.ahead, self.margin, self.gate = float(ahead), float(margin), float(gate)
+        given = dict(samples=samples, candidates=candidates, horizon=horizon, ahead=ahead, margin=margin, gate=gate,
+                     chunk=chunk)
+        v = {name: self.knobs[name].parse(value, f"search agent knob {name!r}") for name, value in given.items()}
+        self.samples, self.candidates, self.horizon, self.chunk = v["samples"], v["candidates"], v["horizon"], v["chunk"]
+        self.ahead, self.margin, self.gate = v["ahead"], v["margin"], v["gate"]
         self._cores: dict = {}
 
     def reset(self, seed: int | None = None) -> None:
@@ -66,11 +74,11 @@ class SearchAgent(Agent):
 
     def act(self, observations: np.ndarray, masks: np.ndarray, view: SeatView | None = None) -> np.ndarray:
         """Actions ``int64 (B,)`` for observations ``float32 (B, obs_size)``, masks ``bool (B, A)`` and
-        the ``SeatView`` of the same B games (``view_of_env`` gives one for the AEC env)."""
+        the ``SeatView`` of the same B games (``envs.view_of_env`` gives one for the AEC env)."""
         if view is None:
-            raise ValueError("the search agent needs a look-ahead view: act(observations, masks, view) with a "
-                             "envs.flight_tycoon.knowledge.SeatView; train.play.play_tournament passes one, and "
-                             "agents.flight_tycoon.search.view_of_env makes one for the AEC env")
+            raise ValueError("the search agent needs a look-ahead view: act(observations, masks, view) with an "
+                             "envs.flight_tycoon.view.SeatView; train.play.play_tournament passes one, and "
+                             "envs.view_of_env(aec) makes one for the AEC env")
         masks = np.asarray(masks, bool)
         if view.batch_size != masks.shape[0]:
             raise ValueError(f"the view holds {view.batch_size} games, the masks {masks.shape[0]}")
@@ -162,14 +170,8 @@ class SearchAgent(Agent):
         winners = (standing == top[:, None]).sum(1)
         share = np.where(standing[rows, seat] == top, 1.0 / winners, 0.0)
         mine = standing[rows, seat][:, None]
-        ahead = ((mine > standing).sum(1) + 0.5 * (mine == standing).sum(1) - 0.5) / (core.n - 1)
+        ahead = ((mine > standing).sum(1) + 0.5 * (mine == standing).sum(1) - 0.5) / (core.n_players - 1)
         others = vp.copy()
         others[rows, seat] = -np.inf
         lead = np.clip((vp[rows, seat] - others.max(1)) / 10.0, -1.0, 1.0)
         return share + self.ahead * ahead + self.margin * lead
-
-
-def view_of_env(env) -> SeatView:
-    """The ``SeatView`` of a Flight Tycoon AEC env's game for the seat to act now (to pass to ``act``)."""
-    raw = env.unwrapped
-    return SeatView(raw.core, raw.state, raw.core.to_act(raw.state))

@@ -14,6 +14,7 @@ import numbers
 import numpy as np
 
 SEED_RANGE = "an integer in 0..2**64-1 (Python or numpy integer)"
+SEEDS_RANGE = "integers in 0..2**64-1 (Python or numpy integers)"
 MAX_SEED = 2**64 - 1
 
 
@@ -36,18 +37,26 @@ def check_seed(seed, what: str = "seed") -> int:
 
 def check_seeds(seeds, what: str = "seeds") -> np.ndarray:
     """``uint64 (B,)`` from a non-empty 1-D sequence or array of seeds (each as :func:`check_seed`)."""
-    arr = np.asarray(seeds) if not isinstance(seeds, np.ndarray) else seeds
+    if not isinstance(seeds, np.ndarray):  # a list may mix small seeds with ones >= 2**63 (no common dtype)
+        try:
+            items = list(seeds)
+        except TypeError:
+            raise ValueError(f"{what} must be a non-empty 1-D sequence of {SEEDS_RANGE}, got {seeds!r}") from None
+        arr = np.empty(len(items), object)
+        arr[:] = items
+    else:
+        arr = seeds
     if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"{what} must be a non-empty 1-D sequence of {SEED_RANGE}s, got shape {arr.shape}")
+        raise ValueError(f"{what} must be a non-empty 1-D sequence of {SEEDS_RANGE}, got shape {arr.shape}")
     if arr.dtype.kind == "u":
         return arr.astype(np.uint64, copy=False)
     if arr.dtype.kind == "i":
         if arr.min() < 0:
-            raise ValueError(f"{what} must be {SEED_RANGE}s, got {int(arr.min())}")
+            raise ValueError(f"{what} must be {SEEDS_RANGE}, got {int(arr.min())}")
         return arr.astype(np.uint64)
     if arr.dtype == object:
         return np.array([check_seed(s, what) for s in arr], np.uint64)
-    raise ValueError(f"{what} must be {SEED_RANGE}s, got dtype {arr.dtype}")
+    raise ValueError(f"{what} must be {SEEDS_RANGE}, got dtype {arr.dtype}")
 
 
 def check_action(action, n_actions: int) -> int:

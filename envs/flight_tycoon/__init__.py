@@ -1,12 +1,7 @@
-"""Flight Tycoon: 3–5 airports trade airplane cards (rules FT-1 … FT-17, ``shared/rules/flight-tycoon.md``).
+"""Flight Tycoon: 3–5 airports trade airplane cards (rules FT-1 … FT-17, ``docs/flight_tycoon.md``).
 
-``env(**options)`` / ``raw_env`` — the PettingZoo AEC environment; ``FlightTycoonCore`` — the batched
-engine; ``FlightTycoonRules`` — the rule options; ``SelfPlay`` (``training``) — the batched training
-view with opponents played by agents.
+Import what you need from its modules: ``rules`` (``FlightTycoonRules`` and the components),
+``core`` (``FlightTycoonCore``, the batched engine), ``env`` (the PettingZoo AEC env; also
+``envs.flight_tycoon_v0``), ``vector`` (the batched learner view), ``view`` (the look-ahead view),
+``sb3`` (the Stable-Baselines3 ``VecEnv``). Importing the package itself loads nothing.
 """
-
-from envs.flight_tycoon.core import FlightTycoonCore
-from envs.flight_tycoon.env import env, raw_env
-from envs.flight_tycoon.rules import FlightTycoonRules
-
-__all__ = ["FlightTycoonCore", "FlightTycoonRules", "env", "raw_env"]

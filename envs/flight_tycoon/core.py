@@ -1,9 +1,8 @@
 """The batched Flight Tycoon engine: B games as arrays, no Python loop over games in the hot path.
 
-Contract (docs/architecture.md): ``init(seeds)``, ``step(state, actions)`` (in place; rewards float32
-(B, n) by absolute seat), ``to_act``, ``legal_mask``, ``observe(state, seat)``, ``reseed``,
-``sample_hidden`` and ``State.copy/take/repeat/put``. Behaviour is that of ``reference.py`` game by game,
-bit for bit (same random streams, same observations): the differential tests hold the two together.
+``FlightTycoonCore`` satisfies ``envs.common.core.Core`` (the contract every game's core meets;
+``tests/test_contract.py``). Behaviour is that of ``reference.py`` game by game, bit for bit (same
+random streams, same observations): the differential tests hold the two together.
 
 A step plays one decision per game and then every forced step that follows (FT-16), stage by stage
 on index arrays: towers → requests → gives → landings / collisions → discards → draws → end of turn
@@ -14,27 +13,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.common.batch import flat
-from envs.common.bits import BELOW, BIT, kth_bit, pack_bits, popcount, unpack_bits
+from envs.common.batch import flat, restore_state, save_state
+from envs.common.bits import BELOW, kth_bit, popcount, unpack_bits
+from envs.common.checks import IllegalActionError, check_actions, check_seeds
 from envs.common.rng import draw_below_array, game_keys, stream_array
-from envs.flight_tycoon.board import (
-    COLLIDED, DISCARD, GIVE, LANDED, MONTH_CARDS, N_CARDS, N_MONTHS, N_SQUARES, OVER, PASSED, PENDING, REQUEST,
-    SQUARE_CARDS, SQUARE_MONTHS, TOWER, illegal_reason, landing_vp_table, n_actions,
-)
-from envs.flight_tycoon.layout import CARD_SCALE, ObservationLayout, inverse
+from envs.flight_tycoon.actions import ActionLayout, illegal_reason
+from envs.flight_tycoon.knowledge import sample_hidden
+from envs.flight_tycoon.observation import CARD_SCALE, ObservationLayout, inverse
 from envs.flight_tycoon.position import Position
-from envs.flight_tycoon.rules import FlightTycoonRules
+from envs.flight_tycoon.rules import (
+    ALL_CARDS, CARD_BITS, COLLIDED, DISCARD, GIVE, LANDED, MONTH_BITS, N_CARDS, N_MONTHS, N_SQUARES, OVER, PASSED,
+    PENDING, REQUEST, SQUARE_BITS, TOWER, TOWER_MEETS, FlightTycoonRules, landing_vp_table,
+)
 from envs.flight_tycoon.state import (
     REC_ACTIVE, REC_DISCARD, REC_DRAW, REC_GIVE, REC_LAND, REC_OUTCOME, REC_SQUARE, REC_TARGET, State,
 )
 
-_CARD_BIT = BIT[:N_CARDS]
-_ALL_CARDS = np.uint64((1 << N_CARDS) - 1)
-#: ``uint64 (12,)`` the cards of each month; ``uint64 (24,)`` the cards meeting each square (FT-3).
-_MONTH_BITS = pack_bits(MONTH_CARDS)
-_SQUARE_BITS = pack_bits(SQUARE_CARDS)
-#: ``uint64 (24,)``: laid-aside ids whose tower meets the square (FT-2: a tower counts as its month).
-_TOWER_MEETS = pack_bits(SQUARE_MONTHS[:, np.arange(N_CARDS) // 4])
 #: ``uint16 (13,)``: tower months below m (bits 0 … m−1).
 _MONTHS_BELOW = ((1 << np.arange(N_MONTHS + 1)) - 1).astype(np.uint16)
 _MONTH_BIT = (1 << np.arange(N_MONTHS)).astype(np.uint16)
@@ -89,10 +83,12 @@ def _has_month(tower_months: np.ndarray, month: np.ndarray) -> np.ndarray:
 
 
 class FlightTycoonCore:
-    """The batched engine for one rules object.
+    """The batched engine for one rules object (``envs.common.core.Core``).
 
-    ``n_actions`` = 48 + 24·(n−1) (FT-17), ``obs_size`` = 65·n + 158 (``layout``). With ``check_actions``
-    (default) ``step`` refuses illegal actions with a ``ValueError`` naming the game, the action and why.
+    ``n_actions`` = 48 + 24·(n−1) (FT-17, ``actions``), ``obs_size`` = 65·n + 158 (``observation``).
+    With ``check_actions`` (default) ``step`` refuses malformed actions with a ``ValueError`` and
+    illegal ones with an ``IllegalActionError`` naming the game, the action and why; without it
+    (trusted callers: rollouts, benchmarks) actions are not looked at beyond their shape.
     """
 
     def __init__(self, rules: FlightTycoonRules | None = None, check_actions: bool = True) -> None:
@@ -101,20 +97,19 @@ class FlightTycoonCore:
         if not isinstance(rules, FlightTycoonRules):
             raise TypeError(f"FlightTycoonCore needs a FlightTycoonRules, got {type(rules).__name__}")
         self.rules = rules
-        self.n = rules.n_players
-        self.n_actions = n_actions(self.n)
-        self.layout = ObservationLayout(rules)
-        self.obs_size = self.layout.size
+        self.n_players = n = rules.n_players
+        self.actions = ActionLayout(rules)
+        self.observation = lay = ObservationLayout(rules)
+        self.n_actions = self.actions.n_actions
+        self.obs_size = lay.size
         self.check_actions = check_actions
         self._giveable = rules.tower_giveable
         self._vp_table = landing_vp_table(rules).astype(np.int32)  # FT-11: [square, tokens there with the new one]
-        lay = self.layout
         self._per_vp = inverse(lay.vp_scale)
         self._per_token = inverse(lay.token_scale)
         self._off = {name: b.start for name, b in lay.blocks.items()}
         self._zero_from = (lay["laid"].start, lay["towers"].stop, lay["decision"].start, lay["turn_outcome"].stop)
-        self._seats = np.arange(self.n)
-        n = self.n
+        self._seats = np.arange(n)
         #: absolute seat at offset t of seat s: ``_order[s, t]``; offset of seat h from seat s: ``_rel[h, s]``.
         self._order = (self._seats[:, None] + self._seats[None, :]) % n
         self._rel = (self._seats[:, None] - self._seats[None, :]) % n
@@ -125,18 +120,17 @@ class FlightTycoonCore:
     # --- set-up ----------------------------------------------------------------------------------------
 
     def init(self, seeds) -> State:
-        """New games, one per seed (integers (B,) ≥ 0). FT-5 deal, FT-7 start player; tower phase."""
-        seeds = np.atleast_1d(np.asarray(seeds))
-        if seeds.ndim != 1 or seeds.size == 0 or not np.issubdtype(seeds.dtype, np.integer):
-            raise ValueError(f"seeds must be a non-empty 1-D integer array, got {seeds.dtype} {seeds.shape}")
-        B, n, h = seeds.size, self.n, self.rules.hand_size
+        """New games, one per seed (integers in [0, 2**64), shape (B,)). FT-5 deal, FT-7 start player;
+        the tower phase (FT-6) begins with seat 0."""
+        seeds = check_seeds(seeds)
+        B, n, h = seeds.size, self.n_players, self.rules.hand_size
         st = State.empty(B, n)
         st.key[:] = game_keys(seeds)
         draws = n * h
         values = stream_array(st.key[:, None], np.arange(draws + 1)[None, :])  # (B, draws + 1)
-        deck = np.full(B, _ALL_CARDS)
+        deck = np.full(B, ALL_CARDS)
         for i in range(draws):  # FT-5: seat by seat, each card the k-th remaining by id
-            card = _CARD_BIT[kth_bit(deck, draw_below_array(values[:, i], N_CARDS - i))]
+            card = CARD_BITS[kth_bit(deck, draw_below_array(values[:, i], N_CARDS - i))]
             deck &= ~card
             st.hand[:, i // h] |= card
         st.start[:] = draw_below_array(values[:, draws], n)  # FT-7
@@ -146,16 +140,30 @@ class FlightTycoonCore:
         st.stock[:] = self.rules.tokens
         return st
 
-    def from_positions(self, positions: list[Position], seeds=None) -> State:
+    def reset(self, state: State, games, seeds) -> None:
+        """Start new games from ``seeds`` (one per game) in place of the games ``games`` (integer
+        indices into ``state``, ``(k,)``); the other games are untouched."""
+        games = np.asarray(games)
+        seeds = check_seeds(seeds)
+        if games.ndim != 1 or games.dtype.kind not in "iu" or games.size != seeds.size:
+            raise ValueError(f"games must be {seeds.size} integer indices (one per seed), "
+                             f"got {games.dtype} {games.shape}")
+        if games.size and (games.min() < -state.batch_size or games.max() >= state.batch_size):
+            raise ValueError(f"games must be indices into a batch of {state.batch_size}, got {games.tolist()}")
+        state.put(games, self.init(seeds))
+
+    def load_positions(self, positions: list[Position], seeds=None) -> State:
         """Games starting at the given positions (see ``Position``); random streams from ``seeds`` (default 0…)."""
-        B, n = len(positions), self.n
-        seeds = np.arange(B) if seeds is None else np.atleast_1d(np.asarray(seeds))
+        B, n = len(positions), self.n_players
+        seeds = np.arange(B) if seeds is None else check_seeds(seeds)
+        if seeds.size != B:
+            raise ValueError(f"seeds: one per position ({B}), got {seeds.size}")
         st = State.empty(B, n)
         st.key[:] = game_keys(seeds)
         begins = []
 
         def bits(cards) -> np.uint64:
-            return np.bitwise_or.reduce(_CARD_BIT[list(cards)]) if len(cards) else np.uint64(0)
+            return np.bitwise_or.reduce(CARD_BITS[list(cards)]) if len(cards) else np.uint64(0)
 
         for b, raw in enumerate(positions):
             pos = raw.normalized(self.rules)
@@ -187,9 +195,20 @@ class FlightTycoonCore:
         return st
 
     def reseed(self, state: State, seeds) -> None:
-        """Give the games fresh random streams (key from ``seeds`` (B,), counter 0)."""
-        state.key[:] = game_keys(np.atleast_1d(np.asarray(seeds)))
+        """Give the games fresh random streams (key from ``seeds``, one per game, counter 0); the table is kept."""
+        seeds = check_seeds(seeds)
+        if seeds.size != state.batch_size:
+            raise ValueError(f"seeds: one per game ({state.batch_size}), got {seeds.size}")
+        state.key[:] = game_keys(seeds)
         state.counter[:] = 0
+
+    def save(self, state: State) -> dict[str, np.ndarray]:
+        """The whole batch as plain arrays (``State`` field name -> array; ``numpy.savez``-able)."""
+        return save_state(state)
+
+    def restore(self, saved) -> State:
+        """The batch that :meth:`save` wrote; ``ValueError`` naming a missing or misshapen field."""
+        return restore_state(State.empty(1, self.n_players), saved)
 
     # --- queries ---------------------------------------------------------------------------------------
 
@@ -202,12 +221,12 @@ class FlightTycoonCore:
     def _gifts(self, st: State, g: np.ndarray) -> np.ndarray:
         """FT-9: ``uint64 (k,)`` the gifts allowed to the target of games ``g`` (towers by their laid id)."""
         target = st.target[g]
-        held = flat(st.hand).take(g * self.n + target)
+        held = flat(st.hand).take(g * self.n_players + target)
         square = st.square[g]
-        allowed = held & _SQUARE_BITS.take(square)
+        allowed = held & SQUARE_BITS.take(square)
         if self._giveable:
             towers = self._tower_bits(st, g, target)
-            allowed |= towers & _TOWER_MEETS[square]
+            allowed |= towers & TOWER_MEETS[square]
             held = held | towers
         return np.where(allowed != 0, allowed, held)
 
@@ -215,14 +234,14 @@ class FlightTycoonCore:
         """``uint64 (k,)``: the laid-aside ids of the towers that ``seat`` holds."""
         holders, laid = st.tower_holder[g], st.laid[g]
         mine = (holders == seat[:, None]) & (laid >= 0)
-        return np.bitwise_or.reduce(np.where(mine, _CARD_BIT[laid], np.uint64(0)), axis=1)
+        return np.bitwise_or.reduce(np.where(mine, CARD_BITS[laid], np.uint64(0)), axis=1)
 
     def _card_choices(self, st: State, g: np.ndarray) -> np.ndarray:
         """``uint64 (k,)``: the cards the decider may name (tower, give, discard); 0 for requests and over."""
         phase = st.phase[g]
-        own = flat(st.hand).take(g * self.n + st.active[g])
+        own = flat(st.hand).take(g * self.n_players + st.active[g])
         choices = np.where(phase == TOWER, own, np.uint64(0))
-        choices = np.where(phase == DISCARD, own & _MONTH_BITS.take(np.maximum(st.received[g], 0) >> 2), choices)
+        choices = np.where(phase == DISCARD, own & MONTH_BITS.take(np.maximum(st.received[g], 0) >> 2), choices)
         give = np.flatnonzero(phase == GIVE)
         if give.size:
             choices[give] = self._gifts(st, g[give])
@@ -230,7 +249,7 @@ class FlightTycoonCore:
 
     def _targets(self, st: State, g: np.ndarray) -> np.ndarray:
         """``bool (k, n−1)``: the player at offset 1 … n−1 holds a real card (FT-8)."""
-        others = (g * self.n)[:, None] + self._order[:, 1:].take(st.active[g], axis=0)
+        others = (g * self.n_players)[:, None] + self._order[:, 1:].take(st.active[g], axis=0)
         return flat(st.hand).take(others) != 0
 
     def legal_mask(self, state: State, games=None) -> np.ndarray:
@@ -256,17 +275,21 @@ class FlightTycoonCore:
         and games outside ``games``. Mutates ``state``. Returns ``float32 (B, n)`` rewards by absolute
         seat: FT-15 ``outcome`` when a game ends, or ``vp`` at each landing.
         """
-        st, n = state, self.n
+        st, n = state, self.n_players
         B = st.batch_size
-        actions = np.asarray(actions)
-        if actions.shape != (B,) or not np.issubdtype(actions.dtype, np.integer):
-            raise ValueError(f"actions must be an integer array of shape ({B},), got {actions.dtype} {actions.shape}")
-        rewards = np.zeros((B, n), np.float32)
         live = ~st.done
         if games is not None:
             chosen = np.zeros(B, bool)
             chosen[np.asarray(games)] = True
             live &= chosen
+        if self.check_actions:
+            actions = check_actions(actions, B, self.n_actions, live)
+        else:
+            actions = np.asarray(actions)
+            if actions.shape != (B,) or actions.dtype.kind not in "iu":
+                raise ValueError(f"actions must be integers of shape ({B},) in 0..{self.n_actions - 1}, "
+                                 f"got {actions.dtype} {actions.shape}")
+        rewards = np.zeros((B, n), np.float32)
         idx = np.flatnonzero(live)
         if idx.size == 0:
             return rewards
@@ -290,10 +313,10 @@ class FlightTycoonCore:
         return rewards
 
     def _check(self, st: State, idx: np.ndarray, act: np.ndarray) -> None:
-        """Refuse illegal actions: ``ValueError`` naming the first bad game, its action and why."""
-        ok = (act >= 0) & (act < self.n_actions)
+        """Refuse illegal actions (``act`` in range): ``IllegalActionError`` naming the first bad game,
+        its action and why."""
         card = act < N_CARDS
-        ok &= card != (st.phase[idx] == REQUEST)
+        ok = card != (st.phase[idx] == REQUEST)
         choices = self._card_choices(st, idx)
         ok &= ~card | ((choices >> np.where(card, act, 0).astype(np.uint64)) & np.uint64(1) != 0)
         req = np.flatnonzero(ok & ~card)
@@ -303,19 +326,26 @@ class FlightTycoonCore:
         if not ok.all():
             bad = int(np.flatnonzero(~ok)[0])
             b = int(idx[bad])
-            raise ValueError(f"game {b}: {self.explain_illegal(st, b, int(act[bad]))}")
+            raise IllegalActionError(f"Flight Tycoon game {b}: {self.explain_illegal(st, b, int(act[bad]))}")
 
     def explain_illegal(self, state: State, game: int, action: int) -> str | None:
-        """Why ``action`` is illegal in game ``game`` now, or ``None`` if it is legal."""
+        """Why ``action`` is illegal in game ``game`` now, or ``None`` if it is legal (words of
+        ``actions.illegal_reason``, which names the action and the rule)."""
         st, b = state, game
         if 0 <= action < self.n_actions and self.legal_mask(st, [b])[0, action]:
             return None
         seat = int(self.to_act(st.take([b]))[0])
         held = [int(c) for t, c in enumerate(st.laid[b]) if c >= 0 and st.tower_holder[b, t] == seat]
         hand = list(np.flatnonzero(unpack_bits(st.hand[b, seat], N_CARDS))) if seat >= 0 else []
-        return illegal_reason(int(st.phase[b]), action, self.n, hand=hand, square=int(st.square[b]),
+        return illegal_reason(int(st.phase[b]), action, self.n_players, hand=hand, square=int(st.square[b]),
                               month=int(st.received[b]) >> 2 if st.received[b] >= 0 else -1,
                               tower_cards=held, tower_giveable=self._giveable)
+
+    def action_kinds(self, state: State) -> np.ndarray:
+        """``int8 (B, A)``: the kind (index into ``actions.kinds``) of each legal action now, −1 where
+        illegal. A card action is the decision's kind (tower, give or discard: ``State.phase``, FT-16),
+        a request action a request — the phase values are the kinds' indices."""
+        return np.where(self.legal_mask(state), state.phase[:, None], np.int8(-1)).astype(np.int8, copy=False)
 
     def _slot(self, st: State, g: np.ndarray, seat: np.ndarray, card: np.ndarray, tower=None) -> np.ndarray:
         """FT-13 slot of ``card`` in the hand of ``seat``: the items sorted before it (a tower first in its month).
@@ -327,7 +357,7 @@ class FlightTycoonCore:
             below, months = card, month + 1
         else:  # a tower's key is just before its month's first card
             below, months = np.where(tower, month * 4, card), np.where(tower, month, month + 1)
-        at = g * self.n + seat
+        at = g * self.n_players + seat
         return (np.bitwise_count(flat(st.hand).take(at) & BELOW.take(below))
                 + np.bitwise_count(flat(st.tower_months).take(at) & _MONTHS_BELOW.take(months)))
 
@@ -336,22 +366,22 @@ class FlightTycoonCore:
         if g.size == 0:
             return g
         seat = st.active[g]
-        at = g * self.n + seat
-        flat(st.hand)[at] &= ~_CARD_BIT.take(card)
+        at = g * self.n_players + seat
+        flat(st.hand)[at] &= ~CARD_BITS.take(card)
         flat(st.laid)[at] = card
         flat(st.tower_months)[at] |= _MONTH_BIT.take(card >> 2)
-        last = seat == self.n - 1
+        last = seat == self.n_players - 1
         st.active[g[~last]] += 1
         reveal = g[last]
         if reveal.size:  # all have chosen: the laid cards are revealed at once (FT-6, FT-13)
-            laid = np.bitwise_or.reduce(_CARD_BIT[st.laid[reveal]], axis=1)
+            laid = np.bitwise_or.reduce(CARD_BITS[st.laid[reveal]], axis=1)
             self._learn_all(st, reveal, laid)
             st.active[reveal] = st.start[reveal]  # FT-7
         return reveal
 
     def _learn_all(self, st: State, g: np.ndarray, bits: np.ndarray) -> None:
         """Every seat of games ``g`` can locate the cards ``bits`` (uint64 (k,)) from now on (FT-14)."""
-        flat(st.known)[(g * self.n)[:, None] + self._seats] |= bits[:, None]
+        flat(st.known)[(g * self.n_players)[:, None] + self._seats] |= bits[:, None]
 
     def _request(self, st: State, g: np.ndarray, act: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """FT-8: a token onto the square; the target gives (FT-9). Returns the forced gifts (games, cards)."""
@@ -359,7 +389,7 @@ class FlightTycoonCore:
             return g, g
         offset, square = np.divmod(act - N_CARDS, N_SQUARES)
         active = st.active[g]
-        target = ((active + offset + 1) % self.n).astype(np.int8)
+        target = ((active + offset + 1) % self.n_players).astype(np.int8)
         st.target[g] = target
         st.square[g] = square
         flat(st.tokens)[g * N_SQUARES + square] += 1
@@ -383,10 +413,10 @@ class FlightTycoonCore:
         """
         if g.size == 0:
             return g, g, g, g
-        n = self.n
+        n = self.n_players
         target, active = st.target[g], st.active[g]
         month = card >> 2
-        bit = _CARD_BIT.take(card)
+        bit = CARD_BITS.take(card)
         at_target, at_active = g * n + target, g * n + active
         give = g * rec_width(st) + REC_GIVE
         if self._giveable:
@@ -399,7 +429,7 @@ class FlightTycoonCore:
             flat(st.record)[give] = self._slot(st, g, target, card)
         flat(st.hand)[at_target] &= ~bit
         flat(st.known)[at_active] |= bit
-        hit = ((flat(st.hand).take(at_active) & _MONTH_BITS.take(month) != 0)
+        hit = ((flat(st.hand).take(at_active) & MONTH_BITS.take(month) != 0)
                | _has_month(flat(st.tower_months).take(at_active), month))  # FT-10
         land = ~hit
         return g[land], card[land], g[hit], card[hit]
@@ -415,17 +445,17 @@ class FlightTycoonCore:
             st.tower_months[gt, active[tower]] |= _MONTH_BIT[card[tower] >> 2]
             st.tower_holder[gt, (st.laid[gt] == card[tower][:, None]).argmax(1)] = active[tower]
             real = ~tower
-            st.hand[g[real], active[real]] |= _CARD_BIT[card[real]]
+            st.hand[g[real], active[real]] |= CARD_BITS[card[real]]
             st.record[g, REC_LAND] = self._slot(st, g, active, card, tower)
         else:
-            flat(st.hand)[g * self.n + active] |= _CARD_BIT.take(card)
+            flat(st.hand)[g * self.n_players + active] |= CARD_BITS.take(card)
             st.record[g, REC_LAND] = self._slot(st, g, active, card)
         at = g * rec_width(st)
         flat(st.record)[at + REC_OUTCOME] = LANDED
         square = st.square[g].astype(np.int64)
         on_square = flat(st.tokens).take(g * N_SQUARES + square)
         gain = flat(self._vp_table).take(square * self._vp_table.shape[1] + on_square)
-        flat(st.vp)[g * self.n + active] += gain
+        flat(st.vp)[g * self.n_players + active] += gain
         if self.rules.reward == "vp":  # FT-15
             rewards[g, active] += gain
         return g
@@ -441,14 +471,14 @@ class FlightTycoonCore:
             return (g, g), g
         active = st.active[g]
         month = card >> 2
-        bit = _CARD_BIT[card]
+        bit = CARD_BITS[card]
         if self._giveable:  # a received tower is simply out of play, not a discarded card
             bit = np.where(_in_flight(st, g, card), np.uint64(0), bit)
         st.discard[g] |= bit
         self._learn_all(st, g, bit)
         st.received[g] = card
         flat(st.record)[g * rec_width(st) + REC_OUTCOME] = COLLIDED
-        same = flat(st.hand).take(g * self.n + active) & _MONTH_BITS.take(month)
+        same = flat(st.hand).take(g * self.n_players + active) & MONTH_BITS.take(month)
         matches = np.bitwise_count(same)
         st.phase[g[matches >= 2]] = DISCARD
         one = matches == 1
@@ -459,9 +489,9 @@ class FlightTycoonCore:
         if g.size == 0:
             return g
         active = st.active[g]
-        bit = _CARD_BIT.take(card)
+        bit = CARD_BITS.take(card)
         flat(st.record)[g * rec_width(st) + REC_DISCARD] = self._slot(st, g, active, card)
-        flat(st.hand)[g * self.n + active] &= ~bit
+        flat(st.hand)[g * self.n_players + active] &= ~bit
         st.discard[g] |= bit
         self._learn_all(st, g, bit)
         return g
@@ -478,9 +508,9 @@ class FlightTycoonCore:
             st.counter[d] += 1
             deck = st.deck[d]
             card = kth_bit(deck, draw_below_array(value, popcount(deck)))
-            bit = _CARD_BIT.take(card)
+            bit = CARD_BITS.take(card)
             active = st.active[d]
-            at = d * self.n + active
+            at = d * self.n_players + active
             st.deck[d] = deck & ~bit
             flat(st.hand)[at] |= bit
             flat(st.known)[at] |= bit
@@ -489,7 +519,7 @@ class FlightTycoonCore:
 
     def _advance(self, st: State, ends: np.ndarray, begins: np.ndarray, rewards: np.ndarray) -> None:
         """End the turns of ``ends`` (FT-12) and begin the turns of ``begins`` (FT-8), until every game waits."""
-        n = self.n
+        n = self.n_players
         while ends.size or begins.size:
             if ends.size:  # FT-12: deck or stock empty, or no real card anywhere
                 over = (st.deck[ends] == 0) | (st.stock[ends] == 0) | ~_any_card(np.take(st.hand, ends, axis=0))
@@ -523,19 +553,24 @@ class FlightTycoonCore:
         win = score == score.max(1, keepdims=True)
         if self.rules.reward == "outcome":
             share = 1.0 / win.sum(1, keepdims=True)
-            rewards[g] += np.where(win, share, -1.0 / (self.n - 1)).astype(np.float32)
+            rewards[g] += np.where(win, share, -1.0 / (self.n_players - 1)).astype(np.float32)
 
     # --- observation -----------------------------------------------------------------------------------
 
-    def observe(self, state: State, seat, games=None, out: np.ndarray | None = None) -> np.ndarray:
-        """``float32 (B, obs_size)``: what ``seat`` may know, seats relative to it (``layout``, FT-13/14).
+    def observe(self, state: State, seat=None, games=None, out: np.ndarray | None = None) -> np.ndarray:
+        """``float32 (B, obs_size)``: what ``seat`` may know, seats relative to it (``observation``, FT-13/14).
 
-        ``seat``: an absolute seat (int) or one per game (integers (B,)). ``games`` (optional index
-        array): only those games, in that order (then ``seat`` has one entry per listed game). ``out``
-        (optional): a C-contiguous ``float32 (B, obs_size)`` array to write into and return — reusing
-        one buffer step after step spares the allocation (the previous observation is overwritten).
+        ``seat``: an absolute seat (int) or one per game (integers (B,)); ``None``: the seat to act
+        (seat 0 in a finished game). ``games`` (optional index array): only those games, in that order
+        (then ``seat`` has one entry per listed game). ``out`` (optional): a C-contiguous ``float32
+        (B, obs_size)`` array to write into and return — reusing one buffer step after step spares the
+        allocation (the previous observation is overwritten).
         """
-        st, n, off = state, self.n, self._off
+        st, n, off = state, self.n_players, self._off
+        if seat is None:
+            seat = np.maximum(self.to_act(st), 0)
+            if games is not None:
+                seat = seat[np.asarray(games, np.int64)]
         if games is None:  # whole batch: plain views, no gathers
             g = slice(None)
             k = st.batch_size
@@ -618,15 +653,13 @@ class FlightTycoonCore:
 
     def sample_hidden(self, state: State, seat, seeds) -> State:
         """Determinizations of ``state`` for ``seat`` (int or (B,)): see ``knowledge.sample_hidden``."""
-        from envs.flight_tycoon.knowledge import sample_hidden
-
         return sample_hidden(self, state, seat, seeds)
 
     # --- comparison with the reference -------------------------------------------------------------------
 
     def snapshot(self, state: State, game: int) -> dict:
         """Game ``game`` in the reference engine's ``snapshot()`` form."""
-        st, b, n = state, game, self.n
+        st, b, n = state, game, self.n_players
         phase = int(st.phase[b])
         during = phase in (GIVE, DISCARD)
 

@@ -43,8 +43,9 @@ from __future__ import annotations
 import numpy as np
 
 from envs.common.bits import BELOW, BIT, kth_bit, pack_bits, unpack_bits
+from envs.common.checks import check_seeds
 from envs.common.rng import draw_below_array, game_keys, mix_array, stream_array
-from envs.flight_tycoon.board import DISCARD, GIVE, MONTH_CARDS, N_CARDS, N_MONTHS, TOWER
+from envs.flight_tycoon.rules import ALL_CARDS, DISCARD, GIVE, MONTH_BITS, N_CARDS, N_MONTHS, TOWER
 from envs.flight_tycoon.state import State
 
 _BIG = np.int32(1 << 20)
@@ -54,8 +55,6 @@ _TOWER_MONTHS = np.arange(1, N_MONTHS)
 _TOWER_BOUNDS = np.bitwise_or.reduce(
     np.where((np.arange(1 << N_MONTHS)[:, None] >> _TOWER_MONTHS) & 1, BIT[4 * _TOWER_MONTHS - 1], np.uint64(0)), axis=1
 )
-_MONTH_BITS = pack_bits(MONTH_CARDS)
-_ALL = np.uint64((1 << N_CARDS) - 1)
 MAX_REDRAWS = 200
 
 
@@ -67,9 +66,12 @@ def sample_hidden(core, state: State, seat, seeds) -> State:
     returned games have fresh random streams (key from ``seeds``, counter 0), so a rollout does not
     replay the real future draws. ``state`` is not modified.
     """
-    B, n = state.batch_size, core.n
+    B, n = state.batch_size, core.n_players
     seat = np.broadcast_to(np.asarray(seat, np.int64), (B,)).copy()
-    seeds = np.broadcast_to(np.atleast_1d(np.asarray(seeds)), (B,))
+    seeds = check_seeds(np.atleast_1d(seeds))
+    if seeds.size not in (1, B):
+        raise ValueError(f"seeds: one per game ({B}) or one for all, got {seeds.size}")
+    seeds = np.broadcast_to(seeds, (B,))
     if seat.size and (seat.min() < 0 or seat.max() >= n):
         raise ValueError(f"seat must be in 0..{n - 1}")
     out = state.copy()
@@ -99,13 +101,13 @@ def _decision_kept(core, st: State, g: np.ndarray, seat: np.ndarray) -> np.ndarr
     discard = np.flatnonzero((phase == DISCARD) & (st.active[g] != seat))
     if discard.size:
         gd = g[discard]
-        ok[discard] = np.bitwise_count(st.hand[gd, st.active[gd]] & _MONTH_BITS[st.received[gd] >> 2]) >= 2
+        ok[discard] = np.bitwise_count(st.hand[gd, st.active[gd]] & MONTH_BITS[st.received[gd] >> 2]) >= 2
     return ok
 
 
 def _deal(core, real: State, out: State, g: np.ndarray, seat: np.ndarray, keys: np.ndarray, attempt: int) -> None:
     """Deal the cards ``seat`` cannot locate, in games ``g`` of ``real``, into ``out``."""
-    n = core.n
+    n = core.n_players
     k = g.size
     rows = np.arange(k)
     seats = np.arange(n)
@@ -129,7 +131,7 @@ def _deal(core, real: State, out: State, g: np.ndarray, seat: np.ndarray, keys: 
     room = room.reshape(k, n + 1, N_CARDS).astype(np.int32)  # room[b, h, j]: unknown cards of the gap ending at j
     js = np.arange(N_CARDS)
     hi = np.concatenate([hi, np.broadcast_to(js, (k, 1, N_CARDS))], axis=1)  # row n: the "virtual gap" below
-    pool = ~known & _ALL
+    pool = ~known & ALL_CARDS
     virtual = _reserve_discard_choice(real, g, seat, anchors, pool, hi, room)
     demand = np.cumsum(room.sum(1), axis=1, dtype=np.int32)  # (k, 48): room in gaps ending at or before j
     pool_flags = unpack_bits(pool, N_CARDS)
@@ -206,9 +208,9 @@ def _reserve_discard_choice(real: State, g, seat, anchors, pool, hi, room) -> np
         return owner
     active = real.active[g[rows]].astype(np.int64)
     month = real.received[g[rows]].astype(np.int64) >> 2
-    need = 2 - np.bitwise_count(anchors[rows, active] & _MONTH_BITS[month]).astype(np.int32)
+    need = 2 - np.bitwise_count(anchors[rows, active] & MONTH_BITS[month]).astype(np.int32)
     ids = month[:, None] * 4 + np.arange(4)[None, :]
-    free = unpack_bits(pool[rows] & _MONTH_BITS[month], N_CARDS)[np.arange(rows.size)[:, None], ids]
+    free = unpack_bits(pool[rows] & MONTH_BITS[month], N_CARDS)[np.arange(rows.size)[:, None], ids]
     ends = hi[rows[:, None], active[:, None], ids]
     one_gap = np.where(free, ends, -1).max(1) == np.where(free, ends, N_CARDS).min(1)
     use = np.flatnonzero((need > 0) & one_gap)
@@ -252,86 +254,3 @@ def _translate_knowledge(real: State, g, seat, known, unknown, new_hands, new_la
         sampled = new_hands[:, o] | pending_bits[:, o] | (old_known[:, o] & fixed) | moved
         result[:, o] = np.where(seat == o, old_known[:, o], sampled)
     return result
-
-
-def hidden_swap(core, state: State, seat: int, rng: np.random.Generator) -> tuple[State, np.ndarray]:
-    """A copy of ``state`` where, in each game that allows it, two cards ``seat`` cannot know change places.
-
-    For tests that a seat's observation — or an agent playing it — never depends on hidden cards. The
-    two cards are of one month (so no tower's slot moves), each in another player's hand or the deck,
-    each located by nobody but its holder, and no card of that month in either hand is located by
-    anyone but its holder (so no located card's slot moves); the hands of a pending give or discard
-    decision are left alone. The holders' knowledge follows their new cards. Returns the new state and
-    ``bool (B,)``: the games where two cards were swapped.
-    """
-    st = state.copy()
-    n = core.n
-    swapped = np.zeros(st.batch_size, bool)
-    for b in range(st.batch_size):
-        places = [h for h in range(n) if h != seat]
-        if st.phase[b] == GIVE:
-            places.remove(int(st.target[b])) if int(st.target[b]) in places else None
-        if st.phase[b] == DISCARD:
-            places.remove(int(st.active[b])) if int(st.active[b]) in places else None
-        words = {h: int(st.hand[b, h]) for h in places}
-        words[n] = int(st.deck[b])  # the deck
-        known = [int(k) for k in st.known[b]]
-        candidates = []
-        for place, word in words.items():
-            for c in range(N_CARDS):
-                if not word >> c & 1:
-                    continue
-                if any(known[o] >> c & 1 for o in range(n) if o != place):
-                    continue
-                month = _MONTH_BITS[c >> 2]
-                mates = word & int(month) & ~(1 << c)
-                if any(known[o] >> d & 1 for d in range(N_CARDS) if mates >> d & 1 for o in range(n) if o != place):
-                    continue
-                candidates.append((place, c))
-        pairs = [(p, x, q, y) for i, (p, x) in enumerate(candidates) for q, y in candidates[i + 1:]
-                 if p != q and x >> 2 == y >> 2]
-        if not pairs:
-            continue
-        p, x, q, y = pairs[rng.integers(len(pairs))]
-        for place, old, new in ((p, x, y), (q, y, x)):
-            if place == n:
-                st.deck[b] = (st.deck[b] & ~BIT[old]) | BIT[new]
-            else:
-                st.hand[b, place] = (st.hand[b, place] & ~BIT[old]) | BIT[new]
-                st.known[b, place] = (st.known[b, place] & ~BIT[old]) | BIT[new]
-        swapped[b] = True
-    return st, swapped
-
-
-class SeatView:
-    """What a look-ahead agent may see of the games it plays for: no hidden card, only determinizations.
-
-    ``SeatView(core, state, seats, games=None)`` — the deciding ``seats`` (absolute, one per listed
-    game) of ``games`` (default all). Valid during one ``Agent.act`` call (the games move on after it).
-    """
-
-    def __init__(self, core, state: State, seats, games=None) -> None:
-        self.core = core
-        self.rules = core.rules
-        self._state = state
-        self._games = np.arange(state.batch_size) if games is None else np.asarray(games, np.int64)
-        self.seats = np.broadcast_to(np.asarray(seats, np.int64), self._games.shape).copy()
-
-    @property
-    def batch_size(self) -> int:
-        return self._games.size
-
-    def observation(self) -> np.ndarray:
-        """``float32 (k, obs_size)``: each game's observation for its seat."""
-        return self.core.observe(self._state, self.seats, games=self._games)
-
-    def legal_mask(self) -> np.ndarray:
-        """``bool (k, n_actions)``: the legal actions of the decision now (the seat's own)."""
-        return self.core.legal_mask(self._state, games=self._games)
-
-    def determinize(self, seeds, samples: int = 1) -> State:
-        """``samples`` determinizations of each game for its seat, game by game in a row
-        (game i's samples are rows i·samples … i·samples + samples − 1); ``seeds``: integers
-        (k·samples,). A full state to play forward with the core, sampled by ``sample_hidden``."""
-        games = self._state.take(self._games).repeat(samples)
-        return sample_hidden(self.core, games, np.repeat(self.seats, samples), seeds)

@@ -10,8 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.common.layout import Block, blocks_table, stack_blocks
-from envs.flight_tycoon.board import N_CARDS, N_MONTHS, N_SQUARES
-from envs.flight_tycoon.rules import FlightTycoonRules
+from envs.flight_tycoon.rules import N_CARDS, N_MONTHS, N_SQUARES, FlightTycoonRules
 
 #: Divisor of hand sizes, deck size and slots ((slot + 1) / 48; 0 = none).
 CARD_SCALE = 48
@@ -23,11 +22,12 @@ def inverse(scale: int) -> np.float32:
 
 
 class ObservationLayout:
-    """The blocks of the observation for ``n`` players (``size`` = 65·n + 158: 353, 418, 483)."""
+    """The blocks of the observation for ``n`` players (``size`` = 65·n + 158: 353, 418, 483): the
+    core's ``observation`` attribute (``envs.common.core.ObservationLayout``)."""
 
     def __init__(self, rules: FlightTycoonRules) -> None:
         n = rules.n_players
-        self.n = n
+        self.n_players = n
         #: divisor of VP totals: the most VP a game can give (every token landed on the best square).
         self.vp_scale = max(1, rules.tokens * max(rules.vp_table))
         #: divisor of token counts (per square and the stock).

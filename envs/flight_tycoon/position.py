@@ -5,8 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from envs.flight_tycoon.board import N_CARDS, N_SQUARES, month_of
-from envs.flight_tycoon.rules import FlightTycoonRules
+from envs.flight_tycoon.rules import N_CARDS, N_SQUARES, FlightTycoonRules, month_of
 
 
 @dataclasses.dataclass

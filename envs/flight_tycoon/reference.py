@@ -14,15 +14,15 @@ import dataclasses
 
 import numpy as np
 
+from envs.common.checks import IllegalActionError, check_seed
 from envs.common.rng import draw_below, game_key, stream
-from envs.flight_tycoon.board import (
-    COLLIDED, DISCARD, GIVE, LANDED, N_CARDS, N_SQUARES, OVER, PASSED, PENDING, REQUEST, SQUARE_KIND,
-    SQUARE_MONTHS, TOWER, card_key, illegal_reason, month_of, n_actions, request_action, square_accepts,
-    tower_key,
-)
-from envs.flight_tycoon.layout import CARD_SCALE, ObservationLayout, inverse
+from envs.flight_tycoon.actions import illegal_reason, n_actions, request_action
+from envs.flight_tycoon.observation import CARD_SCALE, ObservationLayout, inverse
 from envs.flight_tycoon.position import Position
-from envs.flight_tycoon.rules import FlightTycoonRules
+from envs.flight_tycoon.rules import (
+    COLLIDED, DISCARD, GIVE, LANDED, N_CARDS, N_SQUARES, OVER, PASSED, PENDING, REQUEST, SQUARE_KIND, SQUARE_MONTHS,
+    TOWER, FlightTycoonRules, card_key, month_of, square_accepts, tower_key,
+)
 
 
 @dataclasses.dataclass
@@ -90,9 +90,9 @@ class ReferenceGame:
 
     def _setup(self, rules: FlightTycoonRules, seed: int) -> None:
         self.rules, self.n = rules, rules.n_players
-        self.layout = ObservationLayout(rules)
+        self.observation = ObservationLayout(rules)
         self.n_actions = n_actions(self.n)
-        self.key, self.counter = game_key(seed), 0
+        self.key, self.counter = game_key(check_seed(seed)), 0
         self.hands: list[list[int]] = [[] for _ in range(self.n)]
         self.deck: list[int] = []
         self.discard: list[int] = []
@@ -231,7 +231,7 @@ class ReferenceGame:
             return self._rewards  # a finished game ignores its action
         reason = self.explain_illegal(int(action))
         if reason is not None:
-            raise ValueError(reason)
+            raise IllegalActionError(reason)
         action = int(action)
         if self.phase == TOWER:
             self._choose_tower(action)
@@ -373,7 +373,7 @@ class ReferenceGame:
 
     def observe(self, seat: int) -> np.ndarray:
         """``float32 (obs_size,)``: all and only what ``seat`` may know (FT-13, FT-14), seats relative to it."""
-        lay, n = self.layout, self.n
+        lay, n = self.observation, self.n
         obs = np.zeros(lay.size, dtype=np.float32)
 
         def put(block: str, index: int, value: float) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.common.bits import unpack_bits
-from envs.flight_tycoon.board import (
+from envs.flight_tycoon.rules import (
     N_CARDS, N_SQUARES, OUTCOME_NAMES, OVER, PHASE_NAMES, SQUARE_KIND, SQUARE_NAMES, TOWER, card_key, card_name,
     tower_key,
 )
@@ -34,7 +34,7 @@ def _cards(word) -> list[int]:
 
 def hand_views(core, state: State, game: int, viewer) -> list[list[tuple[str, str]]]:
     """Each seat's hand slot by slot as ``viewer`` sees it: ``(label, kind)``, kind card/tower/hidden."""
-    st, b, n = state, game, core.n
+    st, b, n = state, game, core.n_players
     revealed = st.phase[b] != TOWER
     located = set(_cards(st.known[b, viewer])) if isinstance(viewer, (int, np.integer)) else set()
     views = []
@@ -73,7 +73,7 @@ def _turn_line(core, st: State, b: int) -> str:
 
 def render_text(core, state: State, game: int = 0, viewer="public") -> str:
     """The game as text (the ``ansi`` render mode)."""
-    st, b, n = state, game, core.n
+    st, b, n = state, game, core.n_players
     viewer = check_viewer(viewer, n)
     phase = int(st.phase[b])
     head = f"Flight Tycoon, {n} players — "
@@ -109,7 +109,7 @@ def render_image(core, state: State, game: int = 0, viewer="public") -> np.ndarr
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.patches import Rectangle
 
-    st, b, n = state, game, core.n
+    st, b, n = state, game, core.n_players
     viewer = check_viewer(viewer, n)
     fig = Figure(figsize=(9, 6), dpi=80)
     FigureCanvasAgg(fig)

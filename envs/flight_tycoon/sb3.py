@@ -1,70 +1,47 @@
-"""A Stable-Baselines3 ``VecEnv`` over the batched training view (``training.SelfPlay``).
+"""A Stable-Baselines3 ``VecEnv`` over the batched learner view (``vector.LearnerGames``).
 
-Needs the ``train`` extra (stable-baselines3, which imports torch). ``action_masks()`` (and
-``env_method("action_masks")``) serve sb3-contrib's MaskablePPO.
+Needs the ``train`` extra (stable-baselines3, which imports torch). The SB3 plumbing — ``action_masks()``
+for sb3-contrib's MaskablePPO and the ``Monitor``-style ``infos[i]["episode"]`` of every ended game —
+is ``envs.common.sb3.BatchedVecEnv``'s; an ended game's info also holds the learner's ``rank`` and
+``win_share`` (see ``LearnerGames.step``)::
+
+    from sb3_contrib import MaskablePPO
+    venv = FlightTycoonVecEnv(64, n_players=4, seed=0)
+    MaskablePPO("MlpPolicy", venv).learn(10_000)
 """
 
 from __future__ import annotations
 
-import gymnasium
 import numpy as np
-from stable_baselines3.common.vec_env import VecEnv
 
-from envs.flight_tycoon.training import SelfPlay
+from envs.common.checks import check_seed
+from envs.common.sb3 import BatchedVecEnv
+from envs.flight_tycoon.vector import LearnerGames
 
 
-class FlightTycoonVecEnv(VecEnv):
-    """``num_envs`` Flight Tycoon games for one learning seat each; arguments as ``SelfPlay``."""
+class FlightTycoonVecEnv(BatchedVecEnv):
+    """``num_envs`` Flight Tycoon games for one learning seat each; arguments as ``LearnerGames``
+    (``opponents``: callables ``(observations, masks, view) -> actions``, default uniform random play)."""
 
     def __init__(self, num_envs: int, rules=None, opponents=None, learner_seat="rotate", seed: int = 0,
                  **rule_options) -> None:
-        self.view = SelfPlay(num_envs, rules, opponents, learner_seat, seed, **rule_options)
-        observation_space = gymnasium.spaces.Box(0.0, 1.0, (self.view.observation_size,), np.float32)
-        self.render_mode = None
-        super().__init__(num_envs, observation_space, gymnasium.spaces.Discrete(self.view.n_actions))
-        self._actions: np.ndarray | None = None
+        self.view = LearnerGames(num_envs, rules, opponents, learner_seat, seed, **rule_options)
+        self.rules, self.core = self.view.rules, self.view.core
+        super().__init__(self.view.num_envs, self.core.obs_size, self.core.n_actions)
 
-    def reset(self) -> np.ndarray:
+    def _reset(self) -> np.ndarray:
         observations, _ = self.view.reset()
         return observations
 
-    def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions).reshape(self.num_envs)
+    def _step(self, actions: np.ndarray):
+        return self.view.step(actions)
 
-    def step_wait(self):
-        observations, rewards, dones, infos = self.view.step(self._actions)
-        return observations, rewards, dones, infos
-
-    def seed(self, seed: int | None = None) -> list:
-        """Seed the games dealt from the next ``reset`` on (the opponents keep their own randomness)."""
-        self.view.seed(seed)
-        return [seed for _ in range(self.num_envs)]
-
-    def action_masks(self) -> np.ndarray:
-        """``bool (num_envs, n_actions)``: the learners' legal actions."""
+    def _masks(self) -> np.ndarray:
         return self.view.action_masks()
 
-    def close(self) -> None:
-        pass
-
-    def _indices(self, indices) -> list[int]:
-        if indices is None:
-            return list(range(self.num_envs))
-        return [indices] if isinstance(indices, int) else list(indices)
-
-    def get_attr(self, attr_name: str, indices=None) -> list:
-        value = getattr(self, attr_name)
-        return [value for _ in self._indices(indices)]
-
-    def set_attr(self, attr_name: str, value, indices=None) -> None:
-        setattr(self, attr_name, value)
-
-    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
-        if method_name == "action_masks":
-            masks = self.action_masks()
-            return [masks[i] for i in self._indices(indices)]
-        result = getattr(self, method_name)(*method_args, **method_kwargs)
-        return [result for _ in self._indices(indices)]
-
-    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
-        return [False for _ in self._indices(indices)]
+    def seed(self, seed: int | None = None) -> list:
+        """Seed the games dealt from the next ``reset`` on (given opponents keep their own randomness)."""
+        if seed is not None:
+            seed = check_seed(seed)
+        self.view.seed(seed)
+        return [seed for _ in range(self.num_envs)]

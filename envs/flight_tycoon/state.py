@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 
 from envs.common.batch import BatchedState
-from envs.flight_tycoon.board import N_SQUARES, TOWER
+from envs.flight_tycoon.rules import N_SQUARES, TOWER
 
 # Columns of ``State.record`` (the turn record, FT-13); -1 = none.
 REC_ACTIVE, REC_TARGET, REC_SQUARE, REC_OUTCOME, REC_GIVE, REC_LAND, REC_DISCARD, REC_DRAW = range(8)

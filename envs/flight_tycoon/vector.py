@@ -1,37 +1,64 @@
-"""The batched training view: one learning seat per game, the other seats played by opponent agents.
+"""The batched learner view: B games as one learner sees them, the other seats played by opponents.
 
-``SelfPlay(num_envs, opponents=..., learner_seat=...)`` runs ``num_envs`` games on the core. Each
-``step(actions)`` plays the learner's decision in every game, then lets the opponents (``agents/``:
-``act(observations, masks)`` on the whole batch at once) play until every game waits for the learner
-again or is over; finished games restart at once (same-step autoreset, the finished game's last
-observation in ``infos[i]["terminal_observation"]``). Observations are the learner's (seats relative to
-it), so one policy fits every seat. ``envs.flight_tycoon.sb3.FlightTycoonVecEnv`` wraps this as a
-Stable-Baselines3 ``VecEnv`` with ``action_masks()`` for MaskablePPO.
+``LearnerGames(num_envs, opponents=..., learner_seat=...)`` runs ``num_envs`` games on the core. Each
+``step(actions)`` plays the learner's decision in every game, then lets the opponents play until
+every game waits for the learner again or is over; finished games restart at once (same-step
+autoreset, the finished game's last observation in ``infos[i]["terminal_observation"]``).
+Observations are the learner's (seats relative to it), so one policy fits every seat.
+``envs.flight_tycoon.sb3.FlightTycoonVecEnv`` wraps this as a Stable-Baselines3 ``VecEnv``.
+
+An opponent is a plain callable ``(observations float32 (k, O), masks bool (k, A), view) -> int64
+(k,)`` deciding for k games at once (an agent's bound ``act`` method qualifies); ``view`` is the
+:class:`~envs.flight_tycoon.view.SeatView` of those games for look-ahead opponents. The default
+opponent plays uniformly at random among the legal actions (:func:`random_opponent`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from agents.base import Agent
-from agents.random import RandomAgent
+from envs.common.batch import sample_legal
+from envs.common.checks import check_seed
 from envs.flight_tycoon.core import FlightTycoonCore
-from envs.flight_tycoon.knowledge import SeatView
 from envs.flight_tycoon.rules import FlightTycoonRules
 from envs.flight_tycoon.state import State
+from envs.flight_tycoon.view import SeatView
 
 LEARNER_SEATS = ("rotate", "random")
 
+#: ``(observations float32 (k, O), masks bool (k, A), view) -> int64 (k,)``: legal actions for k games.
+Opponent = Callable[[np.ndarray, np.ndarray, SeatView], np.ndarray]
 
-class SelfPlay:
+
+def random_opponent(seed: int | None = 0) -> Opponent:
+    """An opponent playing uniformly among the legal actions, with its own ``numpy`` generator."""
+    rng = np.random.default_rng(seed)
+
+    def play(observations: np.ndarray, masks: np.ndarray, view=None) -> np.ndarray:
+        return sample_legal(masks, rng.random(masks.shape[0]))
+
+    return play
+
+
+def game_outcome(standings: np.ndarray, seat: int) -> tuple[int, float]:
+    """FT-12 for one seat of a finished game from its standings (``int64 (n,)``, higher is better):
+    its rank (1 = best; tied seats share the best rank of their tie) and its win share (1/k for a
+    k-way shared win, else 0)."""
+    mine = standings[seat]
+    rank = 1 + int((standings > mine).sum())
+    return rank, 1.0 / int((standings == mine).sum()) if rank == 1 else 0.0
+
+
+class LearnerGames:
     """``num_envs`` games with one learning seat each; see the module docstring.
 
-    ``opponents``: one ``Agent`` for every other seat, or a sequence of n−1 agents by seat offset from
-    the learner (1 = next clockwise); default ``RandomAgent``. ``learner_seat``: an absolute seat,
-    ``"rotate"`` (a game's seat is its game number modulo n: every seat equally often) or ``"random"``.
-    ``seed`` fixes the game seeds, the learner seats and nothing else (agents own their randomness).
+    ``opponents``: one callable for every other seat, or a sequence of n−1 callables by seat offset
+    from the learner (1 = next clockwise); default :func:`random_opponent` seeded with ``seed``.
+    ``learner_seat``: an absolute seat, ``"rotate"`` (a game's seat is its game number modulo n:
+    every seat equally often) or ``"random"``. ``seed`` fixes the game seeds and the learner seats
+    (given opponents own their randomness).
     """
 
     def __init__(self, num_envs: int, rules: FlightTycoonRules | None = None, opponents=None,
@@ -39,17 +66,23 @@ class SelfPlay:
         if rules is not None and rule_options:
             raise ValueError("pass either a rules object or rule options, not both")
         self.rules = rules if rules is not None else FlightTycoonRules.from_options(rule_options)
-        if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+        if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         n = self.rules.n_players
-        if not (learner_seat in LEARNER_SEATS or (isinstance(learner_seat, (int, np.integer)) and 0 <= learner_seat < n)):
+        if not (learner_seat in LEARNER_SEATS or (isinstance(learner_seat, (int, np.integer))
+                                                  and not isinstance(learner_seat, bool) and 0 <= learner_seat < n)):
             raise ValueError(f"learner_seat must be a seat 0..{n - 1}, 'rotate' or 'random', got {learner_seat!r}")
+        seed = check_seed(seed)
         self.core = FlightTycoonCore(self.rules)
         self.num_envs = int(num_envs)
         self.n_actions = self.core.n_actions
         self.observation_size = self.core.obs_size
         self.learner_seat = learner_seat
-        self.opponents = self._opponents(opponents, n)
+        self.opponents = self._opponents(random_opponent(seed) if opponents is None else opponents, n)
+        #: each distinct opponent once (bound methods of one agent are equal), with the seat offsets
+        #: 1 … n−1 it plays (``bool (n−1,)``).
+        distinct = [o for i, o in enumerate(self.opponents) if not any(o == p for p in self.opponents[:i])]
+        self._groups = [(o, np.array([p == o for p in self.opponents])) for o in distinct]
         self._seed_rng = np.random.default_rng(seed)
         self._games_started = 0
         self._reserve: State | None = None
@@ -59,18 +92,18 @@ class SelfPlay:
 
     def seed(self, seed: int | None) -> None:
         """Deal the games from the next ``reset`` on (and every game after) from ``seed``."""
-        self._seed_rng = np.random.default_rng(seed)
+        self._seed_rng = np.random.default_rng(None if seed is None else check_seed(seed))
         self._reserve, self._reserve_next, self._games_started = None, 0, 0
 
     @staticmethod
-    def _opponents(opponents, n: int) -> list[Agent]:
-        if opponents is None:
-            return [RandomAgent(0)] * (n - 1)
-        if isinstance(opponents, Agent):
+    def _opponents(opponents, n: int) -> list[Opponent]:
+        if callable(opponents):
             return [opponents] * (n - 1)
-        if isinstance(opponents, Sequence) and len(opponents) == n - 1 and all(isinstance(a, Agent) for a in opponents):
+        if (isinstance(opponents, Sequence) and not isinstance(opponents, str) and len(opponents) == n - 1
+                and all(callable(o) for o in opponents)):
             return list(opponents)
-        raise ValueError(f"opponents must be an Agent or a sequence of {n - 1} Agents (one per seat offset 1..{n - 1})")
+        raise ValueError(f"opponents must be a callable (observations, masks, view) -> actions, e.g. an agent's act, "
+                         f"or a sequence of {n - 1} callables (one per seat offset 1..{n - 1}); got {opponents!r}")
 
     # --- games -----------------------------------------------------------------------------------------
 
@@ -107,13 +140,12 @@ class SelfPlay:
                 return
             offset = (to_act - self.learner) % n
             actions = np.zeros(st.batch_size, np.int64)
-            for agent in dict.fromkeys(self.opponents):  # each distinct agent once, on all its games
-                mine = np.array([a is agent for a in self.opponents])
-                games = np.flatnonzero(waiting & mine[offset - 1])
+            for opponent, plays in self._groups:  # each distinct opponent once, on all its games
+                games = np.flatnonzero(waiting & plays[offset - 1])
                 if games.size:
                     obs = core.observe(st, to_act[games], games=games)
-                    view = SeatView(core, st, to_act[games], games)  # for look-ahead agents: no hidden cards
-                    actions[games] = agent.act(obs, core.legal_mask(st, games=games), view)
+                    view = SeatView(core, st, to_act[games], games)  # for look-ahead opponents: no hidden cards
+                    actions[games] = opponent(obs, core.legal_mask(st, games=games), view)
             played = np.flatnonzero(waiting)
             reward = core.step(st, actions, games=played)
             rewards[played] += reward[played, self.learner[played]]
@@ -140,16 +172,14 @@ class SelfPlay:
         (the learner's FT-15 rewards since its last decision), dones ``bool (B,)`` and infos.
 
         A finished game restarts at once: its entry holds the new game's first observation and
-        ``infos[i]`` has ``terminal_observation``, ``vp`` (final VP by seat, relative to the learner)
-        and ``learner_seat``.
+        ``infos[i]`` has ``terminal_observation``, ``vp`` (final VP by seat, relative to the learner),
+        ``learner_seat``, ``rank`` (the learner's FT-12 place, 1 = best, tied seats share the best
+        rank) and ``win_share`` (1/k for a k-way shared win, else 0).
         """
         if self.state is None:
             raise RuntimeError("call reset() before step()")
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_envs,):
-            raise ValueError(f"actions must have shape ({self.num_envs},), got {actions.shape}")
         rewards = np.zeros(self.num_envs, np.float32)
-        reward = self.core.step(self.state, actions.astype(np.int64))
+        reward = self.core.step(self.state, actions)
         rewards += reward[np.arange(self.num_envs), self.learner]
         self._play_opponents(rewards)
         dones = self.state.done.copy()
@@ -157,11 +187,14 @@ class SelfPlay:
         finished = np.flatnonzero(dones)
         if finished.size:
             terminal = self.core.observe(self.state, self.learner[finished], games=finished)
+            standings = self.core.standings(self.state.take(finished))
             n = self.rules.n_players
             for i, b in enumerate(finished):
-                order = (self.learner[b] + np.arange(n)) % n
+                seat = int(self.learner[b])
+                order = (seat + np.arange(n)) % n
+                rank, share = game_outcome(standings[i], seat)
                 infos[b] = {"terminal_observation": terminal[i], "vp": self.state.vp[b, order].copy(),
-                            "learner_seat": int(self.learner[b])}
+                            "learner_seat": seat, "rank": rank, "win_share": share}
             games, seats = self._fresh(finished.size)
             self.state.put(finished, games)
             self.learner[finished] = seats

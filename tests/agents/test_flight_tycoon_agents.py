@@ -10,17 +10,19 @@ import pytest
 
 from agents.flight_tycoon.facts import Facts, none_held
 from agents.flight_tycoon.heuristic import HeuristicAgent
-from agents.flight_tycoon.search import SearchAgent, view_of_env
+from agents.flight_tycoon.search import SearchAgent
 from agents.random import RandomAgent
 from agents.registry import make_agent
-from envs.flight_tycoon import env as make_env
-from envs.flight_tycoon.board import DISCARD, GIVE, REQUEST, SQUARE_MONTHS, TOWER, decode_action, request_action
+import envs
+from envs import view_of_env
+from envs.flight_tycoon.actions import decode_action, request_action
 from envs.flight_tycoon.core import FlightTycoonCore
-from envs.flight_tycoon.knowledge import SeatView, hidden_swap
+from envs.flight_tycoon.env import env as make_env
 from envs.flight_tycoon.position import Position
-from envs.flight_tycoon.rules import FlightTycoonRules
-from tests.flight_tycoon.helpers import card, cards, random_states, revealed
-from train.play import game_seeds, play_tournament
+from envs.flight_tycoon.rules import DISCARD, GIVE, REQUEST, SQUARE_MONTHS, TOWER, FlightTycoonRules
+from envs.flight_tycoon.view import SeatView
+from tests.flight_tycoon.helpers import card, cards, hidden_swap, random_states, revealed
+from train.play import game_seeds, play_games
 from train.stats import against_value, mean_ci
 
 # Rule variants the agents must handle: player counts, VP sharing, tables, giveable towers, rewards, deals.
@@ -40,10 +42,6 @@ VARIANTS = [
 
 def variant_id(options: dict) -> str:
     return ",".join(f"{k}={v}" for k, v in options.items()) or "standard"
-
-
-def make_view(core, state, games, seats):
-    return SeatView(core, state, seats, games)
 
 
 def play_checked(rules: FlightTycoonRules, agents: list, n_games: int, seed: int = 0) -> tuple[int, object]:
@@ -84,7 +82,7 @@ def test_facts_from_an_observation_equal_the_facts_computed_from_the_state(optio
     core = FlightTycoonCore(rules)
     st = random_states(core, 200, seed=rules.n_players)
     for seat in range(rules.n_players):
-        read = Facts.read(core.layout, core.observe(st, seat))
+        read = Facts.read(core.observation, core.observe(st, seat))
         direct = Facts.of_state(core, st, np.full(st.batch_size, seat))
         for field in dataclasses.fields(Facts):
             assert np.array_equal(getattr(read, field.name), getattr(direct, field.name)), field.name
@@ -198,7 +196,7 @@ def test_the_tower_goes_on_a_month_held_twice():  # FT-6
     core = FlightTycoonCore(rules)
     hands = [cards("1A 3B 5A 5C 7D 9A 11B 12C"), cards("2A 2B 4C 6D 8A 10B 12A 1B"),
              cards("3A 4A 6A 7A 8B 9B 10C 11C"), cards("1C 2C 3C 4B 6B 7B 8C 9C")]
-    st = core.from_positions([Position(hands=hands, laid=[None] * 4)])
+    st = core.load_positions([Position(hands=hands, laid=[None] * 4)])
     assert st.phase[0] == TOWER and core.to_act(st)[0] == 0
     choice = HeuristicAgent(rules=rules).act(*observe_seat(core, st, 0))[0]
     assert choice in cards("5A 5C")
@@ -210,7 +208,7 @@ def test_the_heuristic_requests_a_square_none_of_whose_months_it_holds():  # FT-
     # seat 0 holds odd months only (its tower: month 1); it gave 2A to seat 1, so it knows seat 1 holds it
     position = revealed(["3A 5B 7C 9D 11A 1B", "2A 4B 6C 8D 10A", "2B 4C 6D 8A 12A", "2C 4D 6A 8B 12B"],
                         ["1A", "10B", "12C", "10C"], known=[cards("2A"), [], [], []], active=0)
-    st = core.from_positions([position])
+    st = core.load_positions([position])
     action = HeuristicAgent(rules=rules).act(*observe_seat(core, st, 0))[0]
     kind, offset, square = decode_action(int(action))
     assert kind == "request"
@@ -226,7 +224,7 @@ def test_the_heuristic_prefers_an_empty_square_when_vp_is_split():  # FT-11
     tokens[19] = 4  # even months already pays 10 // 5 = 2
     position = revealed(["3A 5B 7C 9D 11A 1B", "2A 4B 6C 8D 10A", "2B 4C 6D 8A 12A", "2C 4D 6A 8B 12B"],
                         ["1A", "10B", "12C", "10C"], known=[cards("2A"), [], [], []], active=0, tokens=tokens)
-    st = core.from_positions([position])
+    st = core.load_positions([position])
     kind, offset, square = decode_action(int(HeuristicAgent(rules=rules).act(*observe_seat(core, st, 0))[0]))
     assert kind == "request" and square != 19
 
@@ -237,7 +235,7 @@ def test_the_heuristic_gives_a_card_of_a_month_the_requester_is_known_to_hold():
     # seat 0 once gave 5A to seat 1 (so it can locate it); seat 1 now asks seat 0 for spring (3-5)
     position = revealed(["3B 5C 8A 10D", "5A 7B 9C 11D 1A", "2A 4B 6C 8D 10A", "2B 4C 6D 8B 12A"],
                         ["12B", "12C", "12D", "10C"], known=[cards("5A"), [], [], []], active=1)
-    st = core.from_positions([position])
+    st = core.load_positions([position])
     core.step(st, np.array([request_action(3, 12)]))  # offset 3 from seat 1 = seat 0; square 12 = spring
     assert st.phase[0] == GIVE and core.to_act(st)[0] == 0
     assert HeuristicAgent(rules=rules).act(*observe_seat(core, st, 0))[0] == card("5C")
@@ -248,7 +246,7 @@ def test_the_heuristic_gives_the_tower_month_of_the_requester():  # FT-9, FT-10:
     core = FlightTycoonCore(rules)
     position = revealed(["3B 5C 8A 10D", "4A 7B 9C 11D 1A", "2A 4B 6C 8D 10A", "2B 4C 6D 8B 12A"],
                         ["12B", "3C", "12D", "10C"], active=1)  # seat 1's tower is month 3
-    st = core.from_positions([position])
+    st = core.load_positions([position])
     core.step(st, np.array([request_action(3, 12)]))
     assert HeuristicAgent(rules=rules).act(*observe_seat(core, st, 0))[0] == card("3B")
 
@@ -259,7 +257,7 @@ def test_the_heuristic_discards_the_card_of_its_rarest_airline():  # FT-10
     # seat 0 holds 5A and 5B, airline A elsewhere too; seat 1's only month-5 card is 5C (a forced give)
     position = revealed(["1A 3A 5A 5B 7A 9A", "5C 7B 9C 11D", "2A 4B 6C 8D 10A", "2B 4C 6D 8B 12A"],
                         ["12B", "12C", "12D", "10C"], active=0)
-    st = core.from_positions([position])
+    st = core.load_positions([position])
     core.step(st, np.array([request_action(1, 4)]))  # ask seat 1 for month 5: a collision
     assert st.phase[0] == DISCARD and core.to_act(st)[0] == 0
     assert HeuristicAgent(rules=rules).act(*observe_seat(core, st, 0))[0] == card("5B")
@@ -275,7 +273,7 @@ def test_the_search_agent_plays_for_the_win_with_the_last_token():  # FT-11, FT-
     position = revealed(["7C 8D 9D 11A 12B", "2A 4B 6C 10A 1A", "2B 4C 6D 8A 10B", "2C 4D 6A 8B 10C"],
                         ["7A", "12C", "12D", "10D"], active=0, tokens=tokens, vp=[20, 29, 10, 10],
                         known=[cards("2A"), [], [], []])
-    st = core.from_positions([position])
+    st = core.load_positions([position])
     view = SeatView(core, st, np.array([0]))
     heuristic = HeuristicAgent(rules=rules).act(view.observation(), view.legal_mask())[0]
     assert decode_action(int(heuristic)) == ("request", 1, 16)  # the sure 8 VP
@@ -292,8 +290,9 @@ def one_against_rest(agent, rest, rules, n_games: int, seed: int = 0):
     lineups = np.array([[int(s != r) for s in range(n)] for r in range(n)])
     lineups = np.tile(lineups, (n_games // n, 1))
     core = FlightTycoonCore(rules)
-    out = play_tournament(core, [agent, rest], lineups, game_seeds(seed, len(lineups)), progress=False,
-                          make_view=make_view)
+    game = envs.spec("flight-tycoon")
+    out = play_games(core, [agent, rest], game_seeds(seed, len(lineups)), lineups, progress=False,
+                     make_view=game.make_view, summary=game.summary_of())
     return (out["win_share"] * (lineups == 0)).sum(1)
 
 
@@ -329,10 +328,33 @@ def test_the_registry_builds_both_agents_with_their_parameters():
     assert isinstance(heuristic, HeuristicAgent) and heuristic.land_bonus == 0.5
     assert isinstance(search, SearchAgent) and (search.samples, search.candidates, search.horizon) == (2, 3, 8)
     assert search.needs_view and not heuristic.needs_view
-    with pytest.raises(ValueError, match="no parameter 'depth'"):
+    with pytest.raises(ValueError, match="has no knob 'depth'"):
         make_agent("flight-tycoon", "search:depth=3", rules)
     with pytest.raises(ValueError, match="samples"):
         make_agent("flight-tycoon", "search:samples=0", rules)
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("heuristic:land_bonus=abc", r"knob 'land_bonus' must be a finite number, got 'abc'"),
+        ("heuristic:noise=-1", r"knob 'noise' must be a finite number >= 0, got '-1'"),
+        ("search:margin=nan", r"knob 'margin' must be a finite number >= 0, got 'nan'"),
+        ("search:horizon=-1", r"knob 'horizon' must be an integer >= 0, got '-1'"),
+        ("search:samples=1.5", r"knob 'samples' must be a positive integer, got '1.5'"),
+        ("search:chunk=0", r"knob 'chunk' must be a positive integer, got '0'"),
+    ],
+)
+def test_a_bad_knob_is_refused_naming_it_and_what_is_allowed(spec, message):
+    with pytest.raises(ValueError, match=message):
+        make_agent("flight-tycoon", spec, FlightTycoonRules())
+
+
+def test_the_constructors_check_their_knobs_too():
+    with pytest.raises(ValueError, match="search agent knob 'candidates' must be a positive integer"):
+        SearchAgent(candidates=2.5)
+    with pytest.raises(ValueError, match="heuristic agent knob 'land_bonus' must be a finite number"):
+        HeuristicAgent(land_bonus=float("inf"))
 
 
 def test_the_agents_play_inside_the_aec_env():
@@ -371,13 +393,14 @@ def test_the_agents_are_deterministic_given_their_seed():
     assert all(np.array_equal(a, b) for a, b in zip(*runs))
 
 
-def test_the_agents_serve_as_opponents_in_the_training_view():
-    from envs.flight_tycoon.training import SelfPlay
+def test_the_agents_serve_as_opponents_in_the_learner_view():
+    from envs.flight_tycoon.vector import LearnerGames
 
     rules = FlightTycoonRules()
-    opponents = [HeuristicAgent(seed=1, rules=rules), SearchAgent(seed=2, rules=rules, samples=2, candidates=2, horizon=4),
-                 HeuristicAgent(seed=3, rules=rules)]
-    selfplay = SelfPlay(16, rules, opponents=opponents, seed=5)
+    opponents = [HeuristicAgent(seed=1, rules=rules).act,
+                 SearchAgent(seed=2, rules=rules, samples=2, candidates=2, horizon=4).act,
+                 HeuristicAgent(seed=3, rules=rules).act]
+    selfplay = LearnerGames(16, rules, opponents=opponents, seed=5)
     learner = HeuristicAgent(seed=4, rules=rules)
     observations, masks = selfplay.reset()
     ended = 0

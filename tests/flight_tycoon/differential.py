@@ -31,7 +31,7 @@ VARIANTS = [
 
 
 def _compare(core, st, refs, full: bool) -> None:
-    n = core.n
+    n = core.n_players
     masks = core.legal_mask(st)
     to_act = core.to_act(st)
     acting = core.observe(st, np.maximum(to_act, 0))

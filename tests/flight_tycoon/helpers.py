@@ -1,16 +1,15 @@
-"""Shared test helpers: card names, positions, both engines in lockstep, random play."""
+"""Shared test helpers: card names, positions, both engines in lockstep, random play, hidden-card swaps."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from envs.common.batch import sample_legal
-from envs.common.bits import unpack_bits
-from envs.flight_tycoon.board import AIRLINES, N_CARDS
+from envs.common.bits import BIT, unpack_bits
 from envs.flight_tycoon.core import FlightTycoonCore
 from envs.flight_tycoon.position import Position
 from envs.flight_tycoon.reference import ReferenceGame
-from envs.flight_tycoon.rules import FlightTycoonRules
+from envs.flight_tycoon.rules import AIRLINES, DISCARD, GIVE, MONTH_BITS, N_CARDS, FlightTycoonRules
 from envs.flight_tycoon.state import State
 
 
@@ -40,7 +39,7 @@ class Both:
             self.st = self.core.init([seed])
         else:
             self.ref = ReferenceGame.from_position(self.rules, position, seed)
-            self.st = self.core.from_positions([position], [seed])
+            self.st = self.core.load_positions([position], [seed])
         self.check()
 
     def check(self) -> None:
@@ -102,3 +101,52 @@ def random_states(core: FlightTycoonCore, games: int, seed: int, max_steps: int 
             break
         core.step(st, sample_legal(core.legal_mask(st), rng.random(games)), games=playing)
     return st
+
+
+def hidden_swap(core, state: State, seat: int, rng: np.random.Generator) -> tuple[State, np.ndarray]:
+    """A copy of ``state`` where, in each game that allows it, two cards ``seat`` cannot know change places.
+
+    For tests that a seat's observation — or an agent playing it — never depends on hidden cards. The
+    two cards are of one month (so no tower's slot moves), each in another player's hand or the deck,
+    each located by nobody but its holder, and no card of that month in either hand is located by
+    anyone but its holder (so no located card's slot moves); the hands of a pending give or discard
+    decision are left alone. The holders' knowledge follows their new cards. Returns the new state and
+    ``bool (B,)``: the games where two cards were swapped.
+    """
+    st = state.copy()
+    n = core.n_players
+    swapped = np.zeros(st.batch_size, bool)
+    for b in range(st.batch_size):
+        places = [h for h in range(n) if h != seat]
+        if st.phase[b] == GIVE:
+            places.remove(int(st.target[b])) if int(st.target[b]) in places else None
+        if st.phase[b] == DISCARD:
+            places.remove(int(st.active[b])) if int(st.active[b]) in places else None
+        words = {h: int(st.hand[b, h]) for h in places}
+        words[n] = int(st.deck[b])  # the deck
+        known = [int(k) for k in st.known[b]]
+        candidates = []
+        for place, word in words.items():
+            for c in range(N_CARDS):
+                if not word >> c & 1:
+                    continue
+                if any(known[o] >> c & 1 for o in range(n) if o != place):
+                    continue
+                month = MONTH_BITS[c >> 2]
+                mates = word & int(month) & ~(1 << c)
+                if any(known[o] >> d & 1 for d in range(N_CARDS) if mates >> d & 1 for o in range(n) if o != place):
+                    continue
+                candidates.append((place, c))
+        pairs = [(p, x, q, y) for i, (p, x) in enumerate(candidates) for q, y in candidates[i + 1:]
+                 if p != q and x >> 2 == y >> 2]
+        if not pairs:
+            continue
+        p, x, q, y = pairs[rng.integers(len(pairs))]
+        for place, old, new in ((p, x, y), (q, y, x)):
+            if place == n:
+                st.deck[b] = (st.deck[b] & ~BIT[old]) | BIT[new]
+            else:
+                st.hand[b, place] = (st.hand[b, place] & ~BIT[old]) | BIT[new]
+                st.known[b, place] = (st.known[b, place] & ~BIT[old]) | BIT[new]
+        swapped[b] = True
+    return st, swapped

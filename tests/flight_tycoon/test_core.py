@@ -4,6 +4,8 @@ import numpy as np
 import pytest
 
 from envs.common.batch import sample_legal
+from envs.common.checks import IllegalActionError
+from envs.common.core import Core
 from envs.flight_tycoon.core import FlightTycoonCore
 from envs.flight_tycoon.position import Position
 from envs.flight_tycoon.rules import FlightTycoonRules
@@ -104,33 +106,38 @@ def test_illegal_actions_are_refused_naming_game_action_and_reason():
     actions = mask[:, :48].argmax(1)
     bad = int(np.flatnonzero(~mask[1, :48])[0])
     actions[1] = bad
-    with pytest.raises(ValueError, match=rf"game 1: action {bad} \(card .*\) is illegal: card .* is not in your hand"):
+    with pytest.raises(IllegalActionError, match=rf"game 1: action {bad} \(card .*\) is illegal: card .* is not in your hand"):
         core.step(st, actions)
     actions[1] = 60
-    with pytest.raises(ValueError, match="game 1: action 60 .*choose the card to lay aside for your tower"):
+    with pytest.raises(IllegalActionError, match="game 1: action 60 .*choose the card to lay aside for your tower"):
         core.step(st, actions)
     actions[1] = 500
-    with pytest.raises(ValueError, match="game 1: action 500 is outside 0..119"):
+    with pytest.raises(ValueError, match="game 1: action must be an integer in 0..119, got 500"):
         core.step(st, actions)
 
 
 def test_a_request_to_a_player_without_real_cards_names_the_rule():
     position = Position(hands=[cards("1A 2B"), [], cards("5C"), cards("7D")], laid=cards("3A 4A 6A 8A"))
     core = FlightTycoonCore(FlightTycoonRules())
-    st = core.from_positions([position])
-    with pytest.raises(ValueError, match="offset 1 holds no real card \\(FT-8\\)"):
+    st = core.load_positions([position])
+    with pytest.raises(IllegalActionError, match="offset 1 holds no real card \\(FT-8\\)"):
         core.step(st, np.array([48]))
 
 
 @pytest.mark.parametrize(
     "call, message",
     [
-        (lambda c, s: c.step(s, np.zeros(3, np.int64)), r"actions must be an integer array of shape \(2,\)"),
-        (lambda c, s: c.step(s, np.zeros(2)), r"actions must be an integer array"),
+        (lambda c, s: c.step(s, np.zeros(3, np.int64)), r"actions must be integers of shape \(2,\) in 0..119"),
+        (lambda c, s: c.step(s, np.zeros(2)), r"actions must be integers .*got float64"),
         (lambda c, s: c.observe(s, 4), r"seat must be in 0..3"),
-        (lambda c, s: c.init([-1]), r"non-negative"),
-        (lambda c, s: c.init([]), r"non-empty 1-D integer"),
+        (lambda c, s: c.init([-1]), r"seeds must be an integer in 0..2\*\*64-1.*got -1"),
+        (lambda c, s: c.init([]), r"non-empty 1-D"),
         (lambda c, s: c.init([1.5]), r"integer"),
+        (lambda c, s: c.init([2**64]), r"0..2\*\*64-1"),
+        (lambda c, s: c.reseed(s, [1, 2, 3]), r"seeds: one per game \(2\), got 3"),
+        (lambda c, s: c.reset(s, [5], [1]), r"games must be indices into a batch of 2"),
+        (lambda c, s: c.reset(s, [0, 1], [1]), r"games must be 1 integer indices"),
+        (lambda c, s: c.restore({"hand": s.hand}), r"saved state does not fit this core: missing fields"),
     ],
 )
 def test_bad_inputs_get_clear_errors(call, message):
@@ -157,7 +164,7 @@ def test_the_core_needs_a_rules_object():
 )
 def test_bad_positions_are_refused(position, message):
     with pytest.raises(ValueError, match=message):
-        FlightTycoonCore(FlightTycoonRules()).from_positions([position])
+        FlightTycoonCore(FlightTycoonRules()).load_positions([position])
 
 
 def test_observe_can_write_into_a_reused_buffer():
@@ -169,3 +176,61 @@ def test_observe_can_write_into_a_reused_buffer():
     assert np.array_equal(buffer, core.observe(st, seats))
     with pytest.raises(ValueError, match="C-contiguous float32 array of shape"):
         core.observe(st, seats, out=np.zeros((12, core.obs_size)))
+
+
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_the_core_satisfies_the_protocol(n):
+    core = FlightTycoonCore(FlightTycoonRules(n_players=n))
+    assert isinstance(core, Core)
+    assert core.n_players == n and core.n_actions == core.actions.n_actions == 48 + 24 * (n - 1)
+    assert core.obs_size == core.observation.size == 65 * n + 158
+    assert list(core.observation.blocks)[0] == "hand" and core.actions.kinds[core.actions.kinds.index("give")] == "give"
+
+
+def test_reset_starts_new_games_in_place_of_the_chosen_ones_only():
+    core = FlightTycoonCore(FlightTycoonRules())
+    st = random_states(core, 5, seed=3)
+    before = st.copy()
+    seeds = np.array([40, 2**64 - 1], np.uint64)
+    core.reset(st, [3, 1], seeds)
+    fresh = core.init(seeds)
+    assert core.snapshot(st, 3) == core.snapshot(fresh, 0) and core.snapshot(st, 1) == core.snapshot(fresh, 1)
+    assert all(core.snapshot(st, b) == core.snapshot(before, b) for b in (0, 2, 4))
+
+
+def test_save_and_restore_round_trip_a_batch_exactly(tmp_path):
+    core = FlightTycoonCore(FlightTycoonRules(n_players=5, tower_giveable=True))
+    st = random_states(core, 9, seed=5)
+    np.savez(tmp_path / "batch.npz", **core.save(st))
+    back = core.restore(dict(np.load(tmp_path / "batch.npz")))
+    assert all(core.snapshot(back, b) == core.snapshot(st, b) for b in range(9))
+    rng_a, rng_b = np.random.default_rng(1), np.random.default_rng(1)
+    _play(core, st, rng_a, 20)
+    _play(core, back, rng_b, 20)
+    assert all(core.snapshot(back, b) == core.snapshot(st, b) for b in range(9))
+    with pytest.raises(ValueError, match="field 'hand'"):
+        FlightTycoonCore(FlightTycoonRules(n_players=3)).restore(core.save(st))
+
+
+def test_observe_defaults_to_the_seat_to_act():
+    core = FlightTycoonCore(FlightTycoonRules())
+    st = random_states(core, 30, seed=8)
+    seat = np.maximum(core.to_act(st), 0)
+    assert st.done.any() and not st.done.all()
+    assert np.array_equal(core.observe(st), core.observe(st, seat))
+    assert np.array_equal(core.observe(st, games=[7, 2]), core.observe(st, seat[[7, 2]], games=[7, 2]))
+
+
+def test_action_kinds_follow_the_decision_and_mark_illegal_actions():  # FT-16
+    core = FlightTycoonCore(FlightTycoonRules(n_players=3))
+    st = random_states(core, 400, seed=0)
+    kinds, mask = core.action_kinds(st), core.legal_mask(st)
+    assert kinds.dtype == np.int8 and kinds.shape == mask.shape
+    assert np.array_equal(kinds >= 0, mask)
+    names = np.array(core.actions.kinds)
+    for b in range(400):
+        legal = np.flatnonzero(mask[b])
+        if legal.size:
+            assert set(names[kinds[b, legal]]) == {core.actions.kinds[st.phase[b]]}
+            assert np.array_equal(names[kinds[b, legal]] == "request", legal >= 48)
+    assert {core.actions.kinds[p] for p in st.phase[~st.done]} == set(core.actions.kinds)

@@ -1,13 +1,25 @@
 """The PettingZoo AEC environment: PettingZoo's own tests, classic conventions, illegal actions, rendering."""
 
+import copy
 import functools
+import pickle
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 from pettingzoo.utils.env_logger import EnvLogger
 
-from envs.flight_tycoon import FlightTycoonCore, FlightTycoonRules, env, raw_env
-from envs.flight_tycoon.layout import ObservationLayout
+import envs
+from envs import flight_tycoon_v0
+from envs.common.checks import IllegalActionError
+from envs.flight_tycoon.core import FlightTycoonCore
+from envs.flight_tycoon.env import env, raw_env
+from envs.flight_tycoon.observation import ObservationLayout
+from envs.flight_tycoon.rules import FlightTycoonRules
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "flight_tycoon.md"
 
 
 # PettingZoo's api_test warns about dict observations for every env not on its list of classic names.
@@ -93,7 +105,7 @@ def test_an_illegal_action_terminates_with_minus_one_a_warning_and_the_reason():
 def test_on_illegal_raise_names_the_action_and_why():
     environment = env(on_illegal="raise")
     environment.reset(seed=1)
-    with pytest.raises(ValueError, match=r"player_0: action 48 \(ask \+1 on month 1\) is illegal: choose the card"):
+    with pytest.raises(IllegalActionError, match=r"player_0: action 48 \(ask \+1 on month 1\) is illegal: choose the card"):
         environment.step(48)
 
 
@@ -152,3 +164,122 @@ def test_bad_env_options_are_refused(kwargs, message):
 def test_observation_layout_is_documented_block_by_block():
     lay = ObservationLayout(FlightTycoonRules(n_players=3))
     assert lay.size == 353 and lay["hand"].size == 144 and lay.describe().count("\n") == len(lay.blocks) + 1
+
+
+def _random_moves(environment, rng, count):
+    """Play ``count`` random legal moves (or until the game ends); the rewards seen, in order."""
+    seen = []
+    for _ in range(count):
+        if not environment.agents:
+            break
+        obs, reward, term, trunc, _ = environment.last()
+        seen.append(reward)
+        environment.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return seen
+
+
+def _trace(environment, rng):
+    """The rest of the game and the next seeded-sequence game: every agent, observation and reward."""
+    out = []
+    for _ in range(2):
+        for agent in environment.agent_iter():
+            obs, reward, term, trunc, _ = environment.last()
+            out.append((agent, obs["observation"].tobytes(), reward))
+            environment.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        environment.reset()  # unseeded: continues the sequence seeded at the first reset
+    return out
+
+
+@pytest.mark.parametrize("make", [env, raw_env], ids=["wrapped", "raw"])
+@pytest.mark.parametrize("duplicate", [copy.deepcopy, lambda e: pickle.loads(pickle.dumps(e))], ids=["deepcopy", "pickle"])
+def test_a_copy_made_mid_game_continues_exactly_as_the_original(make, duplicate):
+    original = make(n_players=3, vp_sharing="rank")
+    original.reset(seed=21)
+    _random_moves(original, np.random.default_rng(0), 25)
+    twin = duplicate(original)
+    assert twin.agent_selection == original.agent_selection
+    assert _trace(twin, np.random.default_rng(1)) == _trace(original, np.random.default_rng(1))
+
+
+def test_the_full_state_is_private_and_state_raises_not_implemented():
+    environment = env()
+    environment.reset(seed=0)
+    with pytest.raises(NotImplementedError, match="no global state"):
+        environment.state()
+    with pytest.raises(NotImplementedError):
+        environment.unwrapped.state()
+    assert not hasattr(environment.unwrapped, "hand")
+    assert envs.view_of_env(environment).batch_size == 1  # the look-ahead view reads the private state
+
+
+@pytest.mark.parametrize("seed", [2**64 - 1, np.uint64(7), np.int32(7)])
+def test_reset_accepts_every_seed_in_range(seed):
+    environment = raw_env()
+    environment.reset(seed=seed)
+    assert np.array_equal(environment.observe("player_0")["observation"],
+                          FlightTycoonCore(FlightTycoonRules()).observe(FlightTycoonCore().init([int(seed)]), 0)[0])
+
+
+@pytest.mark.parametrize("seed", [-1, 2**64, 1.5, True, "3", float("nan")])
+def test_reset_refuses_bad_seeds_naming_the_range(seed):
+    with pytest.raises(ValueError, match=r"seed must be an integer in 0..2\*\*64-1"):
+        env().reset(seed=seed)
+
+
+@pytest.mark.parametrize("make", [env, raw_env, functools.partial(env, on_illegal="raise")],
+                         ids=["wrapped", "raw", "raise"])
+@pytest.mark.parametrize("form", [np.int64, np.uint8, np.array, lambda a: np.array([a])],
+                         ids=["int64", "uint8", "0-d", "shape-1"])
+def test_step_takes_an_action_as_a_numpy_integer_or_a_one_element_array(make, form):
+    plain, other = make(), make()
+    plain.reset(seed=5)
+    other.reset(seed=5)
+    for _ in range(12):
+        action = int(np.flatnonzero(plain.observe(plain.agent_selection)["action_mask"])[-1])
+        plain.step(action)
+        other.step(form(action))
+        assert other.agent_selection == plain.agent_selection
+        assert np.array_equal(other.observe(other.agent_selection)["observation"],
+                              plain.observe(plain.agent_selection)["observation"])
+
+
+@pytest.mark.parametrize("make", [env, raw_env, functools.partial(env, on_illegal="raise")],
+                         ids=["wrapped", "raw", "raise"])
+@pytest.mark.parametrize("action", [3.0, np.float32(3), True, np.bool_(True), float("nan"), None, "3", np.array([3, 4]),
+                                    -1, 120])
+def test_step_refuses_malformed_actions_naming_the_range(make, action):
+    environment = make()
+    environment.reset(seed=5)
+    with pytest.raises(ValueError, match=re.escape("action must be an integer in 0..119")):
+        environment.step(action)
+
+
+def test_the_versioned_module_gives_the_env():
+    wrapped, raw = flight_tycoon_v0.env(n_players=5), flight_tycoon_v0.raw_env(n_players=5)
+    assert wrapped.metadata["name"] == raw.metadata["name"] == "flight_tycoon_v0"
+    assert isinstance(wrapped.unwrapped, raw_env) and wrapped.unwrapped.rules.n_players == 5
+    assert envs.spec("flight-tycoon").make_env(rules=FlightTycoonRules(n_players=3), vp_sharing="rank").unwrapped.rules \
+        == FlightTycoonRules(n_players=3, vp_sharing="rank")
+    with pytest.raises(TypeError, match="rules must be a FlightTycoonRules"):
+        raw_env(rules={"n_players": 3})
+
+
+def _size_formula(sizes: list[int]) -> str:
+    """``48·n``, ``n``, ``24``: a block size for n = 3, 4, 5 written as the docs write it."""
+    per, base = sizes[1] - sizes[0], sizes[0] - 3 * (sizes[1] - sizes[0])
+    assert sizes[2] == base + 5 * per
+    if per == 0:
+        return str(base)
+    term = "n" if per == 1 else f"{per}·n"
+    return term if base == 0 else f"{term} + {base}"
+
+
+def test_the_documented_observation_table_is_the_layout():
+    layouts = [ObservationLayout(FlightTycoonRules(n_players=n)) for n in (3, 4, 5)]
+    lines = ["| block | size | n=3 | n=4 | n=5 | meaning |", "|---|---|---|---|---|---|"]
+    for name, block in layouts[0].blocks.items():
+        blocks = [lay[name] for lay in layouts]
+        ranges = [f"{b.start}–{b.stop - 1}" if b.size > 1 else str(b.start) for b in blocks]
+        lines.append(f"| `{name}` | {_size_formula([b.size for b in blocks])} | {' | '.join(ranges)} | {block.doc} |")
+    assert "\n".join(lines) in DOCS.read_text()
+    assert [lay.size for lay in layouts] == [65 * n + 158 for n in (3, 4, 5)]

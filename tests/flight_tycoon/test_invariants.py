@@ -18,7 +18,7 @@ def _laid_bits(st):
 
 
 def _check(core, st, before_vp):
-    n, rules = core.n, core.rules
+    n, rules = core.n_players, core.rules
     # every card in exactly one place: a hand, the deck, the discard pile or laid aside (FT-1, FT-6)
     places = [st.hand[:, p] for p in range(n)] + [st.deck, st.discard, _laid_bits(st)]
     union = np.zeros(st.batch_size, np.uint64)
@@ -56,7 +56,7 @@ def test_invariants_hold_after_every_step(options):
     core = FlightTycoonCore(FlightTycoonRules(**options))
     rng = np.random.default_rng(3)
     st = core.init(np.arange(200))
-    vp_paid = np.zeros((200, core.n))
+    vp_paid = np.zeros((200, core.n_players))
     _check(core, st, st.vp.copy())
     while not st.done.all():
         before = st.vp.copy()
@@ -68,7 +68,7 @@ def test_invariants_hold_after_every_step(options):
             vp_paid += rewards
         ended = was_playing & st.done
         if core.rules.reward == "outcome" and ended.any():
-            n = core.n
+            n = core.n_players
             winners = (rewards[ended] > 0).sum(1)
             assert (rewards[ended] > 0).any(1).all()
             expected_sum = 1 - (n - winners) / (n - 1)

@@ -5,11 +5,10 @@ import pytest
 
 from envs.common.bits import unpack_bits
 from envs.flight_tycoon.core import FlightTycoonCore
-from envs.flight_tycoon.knowledge import hidden_swap
-from envs.flight_tycoon.layout import ObservationLayout
+from envs.flight_tycoon.observation import ObservationLayout
 from envs.flight_tycoon.rules import FlightTycoonRules
 
-from .helpers import random_states
+from .helpers import hidden_swap, random_states
 
 RULES = [FlightTycoonRules(n_players=3), FlightTycoonRules(), FlightTycoonRules(n_players=5, tower_giveable=True)]
 

@@ -1,8 +1,47 @@
-"""The rules object: every option with its default, validated with errors that name the option."""
+"""The components (FT-1, FT-3) and the rules object: every option with its default, validated with
+errors that name the option."""
 
+import numpy as np
 import pytest
 
-from envs.flight_tycoon.rules import FlightTycoonRules
+from envs.common.bits import unpack_bits
+from envs.flight_tycoon.rules import (
+    MONTH_BITS, MONTH_CARDS, SQUARE_BITS, SQUARE_CARDS, SQUARE_KIND, SQUARE_MONTHS, SUIT_BITS, TOWER_MEETS,
+    FlightTycoonRules, card_name, month_of, suit_of,
+)
+
+from .helpers import card
+
+
+def test_card_ids_are_month_and_suit():  # FT-1
+    assert card("1A") == 0 and card("12D") == 47 and card("5C") == 18
+    assert all((month_of(c) + 1, suit_of(c)) == ((c // 4) + 1, c % 4) for c in range(48))
+    assert card_name(18) == "5C"
+
+
+def test_square_conditions_match_the_schedule_map():  # FT-3
+    counts = SQUARE_CARDS.sum(1)
+    assert counts[:12].tolist() == [4] * 12  # single month
+    assert counts[12:16].tolist() == [12] * 4  # seasons of three months
+    assert counts[16:20].tolist() == [24] * 4  # half-years, odd, even
+    assert counts[20:].tolist() == [12] * 4  # airlines
+    winter = np.flatnonzero(SQUARE_CARDS[15]) // 4 + 1
+    assert sorted(set(winter)) == [1, 2, 12]
+    assert set(np.flatnonzero(SQUARE_CARDS[18]) // 4 + 1) == {1, 3, 5, 7, 9, 11}
+    assert set(np.flatnonzero(SQUARE_CARDS[22]) % 4) == {2}
+    assert not SQUARE_MONTHS[20:].any()  # a tower (a month) never meets an airline square
+    assert SQUARE_KIND.tolist() == [0] * 12 + [1] * 4 + [2] * 2 + [3] * 2 + [4] * 4
+
+
+def test_the_packed_card_tables_are_the_boolean_tables():
+    assert np.array_equal(unpack_bits(MONTH_BITS, 48), MONTH_CARDS)
+    assert np.array_equal(unpack_bits(SQUARE_BITS, 48), SQUARE_CARDS)
+    assert np.array_equal(unpack_bits(SUIT_BITS, 48), np.arange(48)[None, :] % 4 == np.arange(4)[:, None])
+    towers = unpack_bits(TOWER_MEETS, 48)  # FT-2: a tower, named by its laid id, meets a square by its month
+    assert np.array_equal(towers, SQUARE_MONTHS[:, np.arange(48) // 4])
+    assert not towers[20:].any() and np.array_equal(towers[:20], SQUARE_CARDS[:20])
+    with pytest.raises(ValueError, match="read-only"):
+        SQUARE_BITS[0] = 0
 
 
 def test_defaults_are_draft_zero():

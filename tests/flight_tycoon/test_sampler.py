@@ -5,12 +5,10 @@ import pytest
 
 from envs.common.batch import sample_legal
 from envs.common.rng import game_keys
-from envs.flight_tycoon.board import DISCARD, GIVE, MONTH_CARDS
 from envs.flight_tycoon.core import FlightTycoonCore
-from envs.flight_tycoon.knowledge import hidden_swap
-from envs.flight_tycoon.rules import FlightTycoonRules
+from envs.flight_tycoon.rules import DISCARD, GIVE, MONTH_CARDS, FlightTycoonRules
 
-from .helpers import random_states
+from .helpers import hidden_swap, random_states
 from .test_invariants import _check
 
 RULES = [FlightTycoonRules(n_players=3), FlightTycoonRules(), FlightTycoonRules(n_players=5, tower_giveable=True)]
@@ -124,19 +122,3 @@ def test_a_bad_seat_is_refused():
     core = FlightTycoonCore(FlightTycoonRules())
     with pytest.raises(ValueError, match="seat must be in 0..3"):
         core.sample_hidden(core.init([1]), 4, [0])
-
-
-def test_a_seat_view_offers_observations_masks_and_determinizations_only():
-    from envs.flight_tycoon.knowledge import SeatView
-
-    core = FlightTycoonCore(FlightTycoonRules())
-    st = random_states(core, 30, seed=15)
-    games = np.flatnonzero(~st.done)[:10]
-    seats = core.to_act(st)[games]
-    view = SeatView(core, st, seats, games)
-    assert np.array_equal(view.observation(), core.observe(st, seats, games=games))
-    assert np.array_equal(view.legal_mask(), core.legal_mask(st)[games])
-    worlds = view.determinize(np.arange(games.size * 4), samples=4)
-    assert worlds.batch_size == games.size * 4
-    assert np.array_equal(core.observe(worlds, np.repeat(seats, 4)), np.repeat(view.observation(), 4, axis=0))
-    assert not hasattr(view, "state") and not hasattr(view, "hand")

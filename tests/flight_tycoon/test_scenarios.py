@@ -5,12 +5,12 @@ import numpy as np
 import pytest
 
 from envs.common.rng import draw_below, game_key, stream
-from envs.flight_tycoon.board import (
-    COLLIDED, DISCARD, GIVE, LANDED, OVER, PASSED, REQUEST, SQUARE_NAMES, request_action,
-)
-from envs.flight_tycoon.layout import ObservationLayout
+from envs.flight_tycoon.actions import request_action
+from envs.flight_tycoon.observation import ObservationLayout
 from envs.flight_tycoon.position import Position
-from envs.flight_tycoon.rules import FlightTycoonRules
+from envs.flight_tycoon.rules import (
+    COLLIDED, DISCARD, GIVE, LANDED, OVER, PASSED, REQUEST, SQUARE_NAMES, FlightTycoonRules,
+)
 
 from .helpers import Both, card, cards, revealed
 
