@@ -182,7 +182,7 @@ def test_observations_inside_the_declared_space(case):
 
 def test_observe_defaults_to_the_seat_to_act(case):
     _, core = case
-    state, _ = play(core, np.arange(B), 25)
+    state, _ = play(core, np.arange(B), 3)
     live = np.flatnonzero(~state.done)
     assert live.size
     seats = np.where(state.done, 0, core.to_act(state))
@@ -191,7 +191,7 @@ def test_observe_defaults_to_the_seat_to_act(case):
 
 def test_copy_take_repeat_put(case):
     _, core = case
-    state, _ = play(core, np.arange(6), 30)
+    state, _ = play(core, np.arange(6), 3)
     dup = state.copy()
     assert_same_state(core, dup, state)
     core.step(dup, np.maximum(sample_legal(core.legal_mask(dup), np.zeros(6)), 0))
@@ -211,7 +211,7 @@ def test_copy_take_repeat_put(case):
 
 def test_save_restore_round_trip_continues_identically(case, tmp_path):
     _, core = case
-    state, _ = play(core, np.arange(B), 40)
+    state, _ = play(core, np.arange(B), 5)
     path = tmp_path / "saved.npz"
     np.savez(path, **core.save(state))
     with np.load(path) as data:
@@ -247,7 +247,7 @@ def test_reset_starts_new_games_in_place(case):
 
 def test_reseed_changes_only_the_future_draws(case):
     _, core = case
-    state, _ = play(core, np.arange(B), 10)
+    state, _ = play(core, np.arange(B), 3)
     branch = state.copy()
     core.reseed(branch, np.arange(1000, 1000 + B))
     np.testing.assert_array_equal(core.legal_mask(branch), core.legal_mask(state))
@@ -311,7 +311,7 @@ def test_describe_every_action(case):
 
 def test_view_hides_the_future(case):
     spec, core = case
-    state, _ = play(core, np.arange(6), 15)
+    state, _ = play(core, np.arange(6), 3)
     live = np.flatnonzero(~state.done)
     state = state.take(live)
     view = spec.make_view(core, state, core.to_act(state))
