@@ -25,6 +25,7 @@ from envs.airport_scramble.core import AirportScrambleCore
 from envs.airport_scramble.env import AirportScrambleEnv
 from envs.airport_scramble.reference import ReferenceGame
 from envs.airport_scramble.rules import AirportScrambleRules
+from envs.common.batch import padded_mask
 
 RESULTS = Path(__file__).parent / "results" / "airport_scramble_throughput.json"
 
@@ -93,13 +94,11 @@ def sync_vector(rules: AirportScrambleRules, n: int = 16):
 
 
 def core(rules: AirportScrambleRules, batch: int):
-    engine = AirportScrambleCore(rules)
+    engine = AirportScrambleCore(rules, check_actions=False)  # the raw core: the agent plays legal actions
     agent = RandomAgent(0)
     state = engine.init(np.arange(batch))
     next_seed = batch
-    width = -(-engine.n_actions // 8) * 8  # a padded mask buffer: sample_legal needs no copy
-    mask_buffer = np.zeros((batch, width), bool)
-    mask = mask_buffer[:, : engine.n_actions]
+    mask_buffer, mask = padded_mask(batch, engine.n_actions)  # sample_legal reads the buffer without a copy
     obs = np.zeros((batch, engine.obs_size), np.float32)
     rounds = max(1, 4096 // batch)
 

@@ -33,8 +33,8 @@ from agents.airport_scramble.planning import (
     HORIZONTAL, INF, OPPOSITE, W_, N_, Board, Geometry, Table, arrival, buffer, cells, colour_bits,
     departure, forward_field, placement_goal, reverse_field,
 )
-from agents.base import Agent
-from envs.airport_scramble.rules import AirportScrambleRules
+from agents.base import Agent, Knob
+from envs.airport_scramble.rules import DIE_SIDES, AirportScrambleRules
 
 CHUNK = 1024  # games planned at once (see HeuristicAgent.decide)
 UNIT = 16  # scores are in sixteenths of an action point; the remainder breaks ties
@@ -56,7 +56,7 @@ class Plan:
     wait: np.ndarray
 
     def _blocks(self, geo: Geometry):
-        lay, B = geo.layout, self.wait.shape[0]
+        lay, B = geo.actions, self.wait.shape[0]
         return [(0, self.fly.reshape(B, -1)), (lay.play_offset, self.play.reshape(B, -1)),
                 (lay.replace_offset, self.replace), (lay.line_offset, self.line.reshape(B, -1)),
                 (lay.wait, self.wait[:, None])]
@@ -71,7 +71,7 @@ class Plan:
         B = self.wait.shape[0]
         rows = np.arange(B)
         best_score = np.full(B, NONE, np.int64)
-        best = np.full(B, geo.layout.wait, np.int64)
+        best = np.full(B, geo.actions.wait, np.int64)
         for offset, block in self._blocks(geo):
             if block.shape[1] == 0:
                 continue
@@ -96,20 +96,28 @@ class Style:
 class HeuristicAgent(Agent):
     """A sensible player (see the module docstring). Deterministic: its seed is unused.
 
-    ``cycle``: 1 to spend a last point that nothing else needs on playing a spare face-up card
-    (a fresh card is drawn into its slot), 0 to wait instead; ``grow``: 1 to play spare cards with the
-    points left after completing a ticket; ``farm``: 1 to grow the network while the ticket is sure to
-    be completed in time, keeping ``margin`` turns to spare.
+    ``cycle``: on to spend a last point that nothing else needs on playing a spare face-up card
+    (a fresh card is drawn into its slot), off to wait instead; ``grow``: on to play spare cards with
+    the points left after completing a ticket; ``farm``: on to grow the network while the ticket is
+    sure to be completed in time, keeping ``margin`` turns to spare.
     """
 
     name = "heuristic"
     needs_view = False
+    knobs = {
+        "cycle": Knob(bool, doc="spend a last spare point on playing a spare face-up card (off: wait)"),
+        "grow": Knob(bool, doc="play spare cards with the points left after completing a ticket"),
+        "farm": Knob(bool, doc="grow the network while the ticket is sure to be completed in time"),
+        "margin": Knob(int, 0, DIE_SIDES, doc="turns kept to spare while farming"),
+    }
 
-    def __init__(self, seed: int | None = 0, rules: AirportScrambleRules | None = None, cycle: int = 1,
-                 grow: int = 1, farm: int = 1, margin: int = 0) -> None:
+    def __init__(self, seed: int | None = 0, rules: AirportScrambleRules | None = None, cycle: bool = True,
+                 grow: bool = True, farm: bool = True, margin: int = 0) -> None:
         super().__init__(seed, rules if rules is not None else AirportScrambleRules())
+        values = {name: self.knobs[name].parse(value, f"heuristic agent knob {name!r}")
+                  for name, value in (("cycle", cycle), ("grow", grow), ("farm", farm), ("margin", margin))}
         self.geo = Geometry(self.rules)
-        self.style = Style(cycle=bool(cycle), grow=bool(grow), farm=bool(farm), margin=int(margin))
+        self.style = Style(**values)
 
     def act(self, observations: np.ndarray, masks: np.ndarray, view=None) -> np.ndarray:
         """Actions int64 (B,) for observations float32 (B, obs_size) and masks bool (B, n_actions)."""
@@ -134,11 +142,18 @@ class HeuristicAgent(Agent):
         """Every action's score (see :class:`Plan`)."""
         return plan_scores(self.geo, table, np.asarray(masks, bool), self.style)
 
+    def scores(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """``float64 (B, A)``: the value of every action in action points (minus its plan's cost),
+        ``-inf`` where the mask forbids it. Higher is better (as Flight Tycoon's heuristic; the
+        ``ppo`` agent's prior reads it)."""
+        cost = self.plan(Table.from_observations(self.geo, observations), masks).scores(self.geo)
+        return np.where(cost >= NONE, -np.inf, -cost / UNIT)
+
 
 def plan_scores(geo: Geometry, t: Table, masks: np.ndarray, style: Style | None = None) -> Plan:
     """Score every action of B games (see the module docstring); ``masks`` bool (B, n_actions)."""
     style = style or Style()
-    rules, lay = geo.rules, geo.layout
+    rules, lay = geo.rules, geo.actions
     B, G, G2, F = t.batch_size, geo.G, geo.G2, geo.F
     games = np.arange(B)
     base = games * G2

@@ -27,7 +27,8 @@ import functools
 
 import numpy as np
 
-from envs.airport_scramble.layout import STEPS, ActionLayout, ObservationLayout
+from envs.airport_scramble.actions import STEPS, ActionLayout
+from envs.airport_scramble.observation import ObservationLayout
 from envs.common.batch import BatchedState
 
 N_, E_, S_, W_ = range(4)  # AS-8 directions, as in the action layout
@@ -54,8 +55,8 @@ class Geometry:
         self.n_colors = nc = comp.n_colors
         self.n_cards = comp.n_cards
         self.early = 1 + rules.stop_early_cost  # AS-8 cost of stopping a flight early
-        self.layout = ActionLayout.of(rules)
-        self.obs_layout = ObservationLayout(rules)
+        self.actions = ActionLayout.of(rules)
+        self.observation = ObservationLayout(rules)
         self.card_h = np.append(np.array(comp.card_h, np.int16), -1)  # index -1 (no card) -> -1
         self.card_v = np.append(np.array(comp.card_v, np.int16), -1)
         self.card_pair = np.zeros((comp.n_cards, nc * nc), np.int32)  # one-hot colour pair H * nc + V
@@ -142,17 +143,17 @@ class Table(BatchedState):
     @classmethod
     def from_observations(cls, geo: Geometry, obs: np.ndarray) -> Table:
         """Decode observations ``float32 (B, obs_size)`` (``ObservationLayout``) into a table."""
-        lay, G2, F, nc = geo.obs_layout, geo.G2, geo.F, geo.n_colors
+        lay, G2, F, nc = geo.observation, geo.G2, geo.F, geo.n_colors
         obs = np.asarray(obs, np.float32)
         B = obs.shape[0]
 
         def seg(name):
-            return obs[:, lay.segment(name)]
+            return obs[:, lay.blocks[name].slice]
 
         def colour(values):  # (c + 1) / n_colors, 0 for no card
             return (np.rint(values * nc) - 1).astype(np.int16)
 
-        def where_one(values):  # index of the 1 in a one-hot segment, -1 if none
+        def where_one(values):  # index of the 1 in a one-hot block, -1 if none
             return np.where(values.max(axis=1) > 0.5, values.argmax(axis=1), -1).astype(np.int64)
 
         hv = colour(seg("cell_hv")).reshape(B, G2, 2)

@@ -1,8 +1,8 @@
 """The search Airport Scramble agent: rollouts of the heuristic from each of its best candidate actions.
 
 For every game of the batch, the heuristic's ``candidates`` best-scored legal actions are each tried
-in ``rollouts`` branches of the game (``SearchView.branch``: fresh random streams, so the rollouts
-never replay the real future draws, AS-17), and every branch is played on by the heuristic until
+in ``rollouts`` determinizations of the game (``SearchView.determinize``: fresh random streams, so
+the rollouts never replay the real future draws, AS-17), and every branch is played on by the heuristic until
 ``tickets`` more tickets are completed, the game ends, or ``horizon`` decisions have passed. A
 rollout is worth the tickets it completed plus ``network`` × the share of the airport cards in play
 at the end (every card in play is one card less to find in the deck for the next ticket). The
@@ -21,7 +21,8 @@ import numpy as np
 
 from agents.airport_scramble.heuristic import CHUNK, NONE, HeuristicAgent
 from agents.airport_scramble.planning import Table
-from agents.base import Agent
+from agents.base import Agent, Knob
+from envs.airport_scramble.core import AirportScrambleCore
 from envs.airport_scramble.rules import AirportScrambleRules
 
 
@@ -37,26 +38,35 @@ class SearchAgent(Agent):
 
     name = "search"
     needs_view = True
+    knobs = {
+        "candidates": Knob(int, 1, doc="actions tried per decision, the heuristic's best first"),
+        "rollouts": Knob(int, 1, doc="determinizations (rollouts) per candidate"),
+        "tickets": Knob(int, 1, doc="completed tickets that end a rollout"),
+        "horizon": Knob(int, 1, doc="the most decisions a rollout plays"),
+        "network": Knob(float, 0, doc="weight of the share of cards in play in a rollout's value"),
+        "gate": Knob(float, doc="standard errors by which a candidate must beat the heuristic's choice"),
+    }
 
     def __init__(self, seed: int | None = 0, rules: AirportScrambleRules | None = None, candidates: int = 4,
                  rollouts: int = 32, tickets: int = 1, horizon: int = 60, network: float = 1.0,
                  gate: float = 0.0) -> None:
         super().__init__(seed, rules if rules is not None else AirportScrambleRules())
-        for name, value in (("candidates", candidates), ("rollouts", rollouts), ("tickets", tickets),
-                            ("horizon", horizon)):
-            if not isinstance(value, (int, np.integer)) or value < 1:
-                raise ValueError(f"search agent parameter {name!r} must be a positive integer, got {value!r}")
+        given = dict(candidates=candidates, rollouts=rollouts, tickets=tickets, horizon=horizon, network=network,
+                     gate=gate)
+        v = {name: self.knobs[name].parse(value, f"search agent knob {name!r}") for name, value in given.items()}
         self.heuristic = HeuristicAgent(rules=self.rules)
         self.geo = self.heuristic.geo
-        self.candidates, self.rollouts, self.tickets, self.horizon = candidates, rollouts, tickets, horizon
-        self.network, self.gate = float(network), float(gate)
+        self.candidates, self.rollouts, self.tickets, self.horizon = (v["candidates"], v["rollouts"], v["tickets"],
+                                                                      v["horizon"])
+        self.network, self.gate = v["network"], v["gate"]
+        self._rollout_cores: dict = {}
 
     def act(self, observations: np.ndarray, masks: np.ndarray, view=None) -> np.ndarray:
         """Actions int64 (B,) for observations float32 (B, obs_size), masks bool (B, n_actions) and the
-        look-ahead ``view`` of the same B games (:class:`~agents.airport_scramble.view.SearchView`)."""
+        look-ahead ``view`` of the same B games (:class:`~envs.airport_scramble.view.SearchView`)."""
         if view is None:
             raise ValueError("the search agent needs a look-ahead view: act(observations, masks, view); "
-                             "train.play.play_solo and agents.airport_scramble.view.view_of_env give one")
+                             "train.play.play_solo and envs.view_of_env give one")
         masks = np.asarray(masks, bool)
         table = Table.from_observations(self.geo, observations)
         cand, valid, best = self.ranked(table, masks)
@@ -95,7 +105,7 @@ class SearchAgent(Agent):
         """bool (B,): the action is a flight landing on the destination with the passenger aboard."""
         geo = self.geo
         G = geo.G
-        fly = action < geo.layout.n_fly
+        fly = action < geo.actions.n_fly
         d, k = np.where(fly, action // (G - 1), 0), np.where(fly, action % (G - 1), 0)
         landing = geo.ray[table.plane, d, k]
         return fly & table.aboard & (landing == table.destination_cell) & (landing >= 0)
@@ -105,10 +115,19 @@ class SearchAgent(Agent):
         ``games`` (cand int64 (n, k), legal where ``valid``)."""
         n, k = cand.shape
         R = self.rollouts
-        branches = view.branch(R, self.rng, games).repeat(k)  # row (j·R + r)·k + c: same streams for all c
+        seeds = self.rng.integers(0, 2**63, size=n * R, dtype=np.uint64)
+        branches = view.determinize(seeds, R, games).repeat(k)  # row (j·R + r)·k + c: same streams for all c
         first = np.where(valid, cand, cand[:, :1])  # an invalid candidate repeats the first (legal) one
         first = np.broadcast_to(first[:, None, :], (n, R, k)).reshape(-1)
-        return self.rollout(view.core, branches, first).reshape(n, R, k)
+        return self.rollout(self._rollout_core(view.rules), branches, first).reshape(n, R, k)
+
+    def _rollout_core(self, rules: AirportScrambleRules) -> AirportScrambleCore:
+        """A core for ``rules`` that skips the action check: rollouts play legal actions only, and
+        checking each would cost one more legal mask per step."""
+        core = self._rollout_cores.get(rules)
+        if core is None:
+            core = self._rollout_cores[rules] = AirportScrambleCore(rules, check_actions=False)
+        return core
 
     def rollout(self, core, state, first: np.ndarray) -> np.ndarray:
         """Play ``first`` (int64 (M,)) in each game of ``state`` (mutated), then the heuristic until

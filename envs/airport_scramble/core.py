@@ -10,104 +10,21 @@ line-choice phase works on the subset of games in it; large scratch arrays are r
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 
-from envs.airport_scramble.layout import STEPS, ActionLayout, ObservationLayout, scaled
+from envs.airport_scramble.actions import KINDS, STEPS, STOP_EARLY, ActionLayout, explain_illegal
 from envs.airport_scramble.lines import choosable_lines, line_cells
+from envs.airport_scramble.observation import ObservationLayout, scaled
 from envs.airport_scramble.position import LINE_CHOICE, TURN_ACTION, Position
-from envs.airport_scramble.reference import check_seed
 from envs.airport_scramble.rules import AirportScrambleRules
+from envs.airport_scramble.state import State
 from envs.common import rng
-from envs.common.batch import BatchedState, flat
-from envs.common.bits import BIT, kth_bit, pack_bits
+from envs.common.batch import flat, restore_state, save_state
+from envs.common.bits import BIT, kth_member, pack_set, set_size
+from envs.common.checks import IllegalActionError, check_actions, check_seeds
 
 _OCCUPIED = np.uint16(1 << 15)  # neighbour-bits flag of an occupied cell (the top bit)
 _ISOLATED = np.uint16(1 << 14)  # neighbour-bits flag of an empty cell with no neighbour
-
-
-@dataclasses.dataclass
-class State(BatchedState):
-    """B games. Canonical fields (as in :class:`Position`) and derived ones kept in step with them.
-
-    Canonical: ``key`` uint64 (B,), ``counter`` int64 (B,) random values used; ``grid`` int8 (B, G, G)
-    card id or -1; ``plane`` int16 (B,) cell index ``row * G + col``; ``slots`` int8 (B, F) card id or
-    -1; ``deck`` bool (B, N) airport cards in the deck; ``ticket_deck`` bool (B, T); ``ticket`` int8
-    (B,) current ticket or -1; ``die`` int8 (B,) (0 without a ticket); ``points`` int8 (B,) action
-    points left; ``aboard`` bool (B,); ``phase`` int8 (B,) 0 turn action, 1 AS-15 line choice;
-    ``redraw_used`` bool (B,); ``score`` int16 (B,); ``done`` bool (B,).
-    Derived: ``nb`` uint16 (B, G² + 1) per cell the colour bits its neighbours demand (H bits of the
-    left/right cards, V bits of the upper/lower ones) plus an occupied and an isolated flag (column G²
-    is a scratch cell, flagged occupied); ``location`` int16 (B, N) where each card is: its cell if in
-    play, G² + s if face up in slot s, -1 if in the airport deck; ``row_bits`` / ``col_bits`` uint16 (B, G) occupancy
-    of each row (bit = column) and column (bit = row); ``cell_values`` float32 (B, 2G²) the
-    observation's per-cell colour values; ``lines`` bool (B, 2, G, G) the choosable lines (by first
-    cell) in the line-choice phase; ``deck_bits`` uint64 (B, ceil(N / 64)) and ``ticket_bits`` uint64
-    (B, 1) the two decks as bitsets (bit i of word w: card / ticket 64 w + i), for O(1) counts and draws;
-    ``placed`` int16 (B, G²) the cells holding a card, in no particular order, its first ``n_placed``
-    int16 (B,) entries valid (the rest are stale), so that the cells next to the network are found
-    without scanning every cell.
-    """
-
-    key: np.ndarray
-    counter: np.ndarray
-    grid: np.ndarray
-    plane: np.ndarray
-    slots: np.ndarray
-    deck: np.ndarray
-    ticket_deck: np.ndarray
-    ticket: np.ndarray
-    die: np.ndarray
-    points: np.ndarray
-    aboard: np.ndarray
-    phase: np.ndarray
-    redraw_used: np.ndarray
-    score: np.ndarray
-    done: np.ndarray
-    nb: np.ndarray
-    location: np.ndarray
-    row_bits: np.ndarray
-    col_bits: np.ndarray
-    cell_values: np.ndarray
-    lines: np.ndarray
-    deck_bits: np.ndarray
-    ticket_bits: np.ndarray
-    placed: np.ndarray
-    n_placed: np.ndarray
-
-    @property
-    def plane_row(self) -> np.ndarray:
-        """int (B,): the plane's row."""
-        return self.plane // self.grid.shape[1]
-
-    @property
-    def plane_col(self) -> np.ndarray:
-        """int (B,): the plane's column."""
-        return self.plane % self.grid.shape[1]
-
-
-def pack_set(flags: np.ndarray) -> np.ndarray:
-    """``uint64 (n, ceil(w / 64))``: the sets ``bool (n, w)`` as bitsets (bit i of word j: item 64 j + i)."""
-    return np.stack([pack_bits(flags[:, i : i + 64]) for i in range(0, max(flags.shape[1], 1), 64)], axis=1)
-
-
-def set_size(words: np.ndarray) -> np.ndarray:
-    """``int64 (n,)``: the number of items of each bitset ``uint64 (n, W)``."""
-    if words.shape[1] == 1:
-        return np.bitwise_count(words[:, 0]).astype(np.int64)
-    return np.bitwise_count(words).sum(axis=1, dtype=np.int64)
-
-
-def kth_member(words: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """``int64 (n,)``: the k-th item (0-based, by id) of each bitset ``uint64 (n, W)``; ``0 <= k < size``."""
-    if words.shape[1] == 1:
-        return kth_bit(words[:, 0], k)
-    counts = np.bitwise_count(words).astype(np.int64)
-    before = np.cumsum(counts, axis=1) - counts
-    word = (before <= k[:, None]).sum(axis=1) - 1  # the last word starting at or below k
-    rows = np.arange(len(k))
-    return word * 64 + kth_bit(words[rows, word], k - before[rows, word])
 
 
 def _enumerate(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -135,21 +52,33 @@ def occupancy_bits(grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 class AirportScrambleCore:
-    """The batched engine for one rules object.
+    """B games of Airport Scramble under one rules object (``envs.common.core.Core``).
 
-    ``init(seeds) -> State``; ``legal_mask(state) -> bool (B, n_actions)``;
-    ``observe(state) -> float32 (B, obs_size)``; ``step(state, actions) -> float32 (B,)`` rewards
-    (mutates ``state``); ``reset(state, games, seeds)``; ``reseed(state, seeds)``;
-    ``load(positions)`` / ``position(state, i)`` to build or read single games.
+    ``init(seeds) -> State``; ``legal_mask(state) -> bool (B, n_actions)``; ``observe(state) ->
+    float32 (B, obs_size)``; ``step(state, actions) -> float32 (B, 1)`` rewards (mutates ``state``);
+    ``reset(state, games, seeds)``; ``reseed(state, seeds)``; ``save`` / ``restore``;
+    ``load_positions(positions)`` / ``snapshot(state, i)`` to build or read single games. With
+    ``check_actions`` (default) ``step`` refuses an illegal action with an ``IllegalActionError``
+    naming the game, the action and why; trusted callers that draw from ``legal_mask`` (rollouts,
+    benchmarks, the environments, which check against their own mask) pass ``check_actions=False``.
     """
 
-    def __init__(self, rules: AirportScrambleRules | None = None) -> None:
-        self.rules = rules = rules if rules is not None else AirportScrambleRules()
+    #: Airport Scramble is a solo game: one seat, 0.
+    n_players = 1
+
+    def __init__(self, rules: AirportScrambleRules | None = None, check_actions: bool = True) -> None:
+        if rules is None:
+            rules = AirportScrambleRules()
+        if not isinstance(rules, AirportScrambleRules):
+            raise TypeError(f"rules must be an AirportScrambleRules, got {type(rules).__name__}")
+        self.rules = rules
+        self.check_actions = bool(check_actions)
         comp = self.components = rules.components
-        self.layout = ActionLayout.of(rules)
-        self.obs_layout = ObservationLayout(rules)
-        self.n_actions = self.layout.n_actions
-        self.obs_size = self.obs_layout.size
+        self.actions = ActionLayout.of(rules)
+        self.observation = ObservationLayout(rules)
+        self.n_actions = self.actions.n_actions
+        self.obs_size = self.observation.size
+        self.index_kinds = self.actions.index_kinds()
         G, F, N, nc = rules.grid_size, rules.face_up, comp.n_cards, comp.n_colors
         self.G, self.F, self.N, self.T = G, F, N, comp.n_tickets
         G2 = self.G2 = G * G
@@ -159,10 +88,11 @@ class AirportScrambleCore:
         self.h_bits = np.append(1 << h, 0).astype(np.uint16)
         self.v_bits = np.append(1 << (v + nc), 0).astype(np.uint16)
         self.slot_misfit = ~(self.h_bits | self.v_bits)  # card fits a cell iff (cell nb & misfit) == 0
-        colour = self.obs_layout.color_values
+        colour = self.observation.color_values
         pairs = np.zeros((256, 2), np.float32)  # by card id as uint8 (255 = -1 = no card): (H, V) values
         pairs[:N, 0], pairs[:N, 1] = colour[h + 1], colour[v + 1]
         self.hv_values = pairs.view(np.uint64).ravel()
+        self.place_scale = np.float32(self.observation.place_scale)
         self.origin = np.array(comp.ticket_origin, np.int64)
         self.destination = np.array(comp.ticket_destination, np.int64)
         self.turns = np.array(comp.ticket_turns, np.int8)
@@ -227,14 +157,15 @@ class AirportScrambleCore:
             ((masks & ~filled) == 0) & self.replace_allowed & (self.replace_count[1:] <= deck) & affordable
         ).reshape(-1, 2**F - 1)
         self._cache: dict = {}  # small per-batch-size tables (see _steps, _rows_of)
-        self.obs_start = {name: seg.start for name, seg in self.obs_layout.segments.items()}
+        blocks = self.observation.blocks
+        self.obs_start = {name: block.start for name, block in blocks.items()}
         at = self.obs_start
-        # observe zeroes the one-hot segments and writes single ones; the slots' and the ticket's colours
+        # observe zeroes the one-hot blocks and writes single ones; the slots' and the ticket's colours
         # (written in full) join the zeroed ranges so that they merge into fewer, longer ones.
         zeroed = ["plane", "origin_cell", "destination_cell", "slot_hv", "slot_origin", "slot_destination",
                   "origin_hv", "destination_hv", "origin_place", "destination_place"]
-        ranges = sorted((self.obs_layout.segment(name).start, self.obs_layout.segment(name).stop) for name in zeroed)
-        self.one_hot_ranges = []  # adjacent segments merged
+        ranges = sorted((blocks[name].start, blocks[name].stop) for name in zeroed)
+        self.one_hot_ranges = []  # adjacent blocks merged
         for start, stop in ranges:
             if self.one_hot_ranges and self.one_hot_ranges[-1][1] == start:
                 start = self.one_hot_ranges.pop()[0]
@@ -317,14 +248,7 @@ class AirportScrambleCore:
 
     @staticmethod
     def _keys(seeds) -> np.ndarray:
-        arr = np.asarray(seeds)
-        if arr.ndim != 1 or arr.size == 0:
-            raise ValueError(f"seeds must be a non-empty 1-D sequence of integers, got shape {arr.shape}")
-        if arr.dtype == object:
-            arr = np.array([check_seed(s) for s in arr], np.uint64)
-        elif arr.dtype.kind not in "iu":
-            raise ValueError(f"seeds must be integers (0..2**64-1), got dtype {arr.dtype}")
-        return rng.game_keys(arr)
+        return rng.game_keys(check_seeds(seeds))
 
     def init(self, seeds) -> State:
         """New games, one per seed (AS-6 set-up). ``seeds``: integers (B,) in 0..2**64-1."""
@@ -351,7 +275,9 @@ class AirportScrambleCore:
                      "ticket_deck", "ticket_bits", "slots"):
             getattr(s, name)[games] = np.take(getattr(start, name), t, axis=0)
         s.plane[games] = self.centre
+        s.placed[games] = 0  # (so that a reset game is field for field the game init gives)
         s.placed[games, 0], s.n_placed[games] = self.centre, 1  # (the start tables' one card)
+        s.lines[games] = False
         s.ticket[games], s.die[games] = t, self.turns[t]
         s.points[games] = self.rules.action_points
         s.aboard[games] = True  # AS-6: the passenger boards at once
@@ -374,8 +300,9 @@ class AirportScrambleCore:
         state.key[:] = keys
         state.counter[:] = 0
 
-    def load(self, positions: list[Position]) -> State:
-        """A state holding the given positions (tests build them with ``make_position``)."""
+    def load_positions(self, positions: list[Position]) -> State:
+        """A state holding the given positions, game i = ``positions[i]`` (tests and scenarios build
+        them with ``make_position``; ``ReferenceGame.from_position`` loads the same ones)."""
         B = len(positions)
         s = self._empty(B)
         for i, p in enumerate(positions):
@@ -401,8 +328,8 @@ class AirportScrambleCore:
         s.lines[choosing] = choosable_lines(s.grid[choosing])
         return s
 
-    def position(self, state: State, i: int) -> Position:
-        """Game ``i`` of ``state`` as a :class:`Position`."""
+    def snapshot(self, state: State, i: int) -> Position:
+        """Game ``i`` of ``state`` as a :class:`Position` (what ``ReferenceGame.snapshot()`` gives)."""
         return Position(
             grid=tuple(tuple(int(x) for x in row) for row in state.grid[i]),
             plane=(int(state.plane[i]) // self.G, int(state.plane[i]) % self.G),
@@ -420,6 +347,35 @@ class AirportScrambleCore:
             key=int(state.key[i]),
             counter=int(state.counter[i]),
         )
+
+    def save(self, state: State) -> dict[str, np.ndarray]:
+        """The whole batch as plain arrays (field name -> array; ``numpy.savez``-able)."""
+        return save_state(state)
+
+    def restore(self, saved) -> State:
+        """The batch that :meth:`save` wrote (for these rules); ``ValueError`` naming a missing or
+        misshapen field."""
+        return restore_state(self.start, saved)
+
+    def to_act(self, state: State) -> np.ndarray:
+        """``int64 (B,)``: the seat to decide, 0 (solo), or -1 in a finished game."""
+        return np.where(state.done, -1, 0).astype(np.int64)
+
+    def explain_illegal(self, state: State, game: int, action: int) -> str | None:
+        """Why ``action`` is illegal in game ``game`` of ``state`` now, or None if it is legal
+        (``actions.explain_illegal`` on the game's snapshot)."""
+        return explain_illegal(self.rules, self.snapshot(state, game), action)
+
+    def action_kinds(self, state: State) -> np.ndarray:
+        """``int8 (B, n_actions)``: the kind (index into ``actions.kinds``) of each legal action, -1
+        where illegal; a flight shorter than the reach is ``stop_early`` (AS-8)."""
+        B, G = state.batch_size, self.G
+        kinds = np.where(self.legal_mask(state), self.index_kinds, np.int8(-1)).astype(np.int8)
+        fly = kinds[:, : self.actions.n_fly].reshape(B, 4, G - 1)
+        reach = self._reach(state, self._steps(B, 1), state.plane)  # (B, 4)
+        early = (np.arange(1, G)[None, None, :] < reach[:, :, None]) & (fly >= 0)
+        fly[early] = KINDS.index(STOP_EARLY)
+        return kinds
 
     # --- cards moving -----------------------------------------------------------------------------
 
@@ -538,7 +494,7 @@ class AirportScrambleCore:
 
         ``out``: optional preallocated ``bool (B, n_actions)`` array (it may be a view) to write into.
         """
-        s, L, G2, F = state, self.layout, self.G2, self.F
+        s, L, G2, F = state, self.actions, self.G2, self.F
         B = s.batch_size
         mask = np.empty((B, self.n_actions), bool) if out is None else out
         games = self._steps(B, 1)
@@ -590,12 +546,15 @@ class AirportScrambleCore:
 
     # --- observation --------------------------------------------------------------------------------
 
-    def observe(self, state: State, out: np.ndarray | None = None) -> np.ndarray:
+    def observe(self, state: State, seat=None, out: np.ndarray | None = None) -> np.ndarray:
         """``float32 (B, obs_size)`` as laid out in ``ObservationLayout`` (docs/airport_scramble.md).
 
+        ``seat``: None or 0 (an int or integers (B,)): the one seat of this solo game.
         ``out``: optional preallocated ``float32 (B, obs_size)`` array to write into.
         """
-        s, lay, G2, F = state, self.obs_layout, self.G2, self.F
+        if seat is not None and np.any(np.asarray(seat) != 0):
+            raise ValueError(f"Airport Scramble has one seat: seat must be None or 0, got {seat!r}")
+        s, lay, G2, F = state, self.observation, self.G2, self.F
         B = s.batch_size
         obs = np.empty((B, self.obs_size), np.float32) if out is None else out
         o = obs if obs.flags.c_contiguous else np.empty((B, self.obs_size), np.float32)
@@ -619,7 +578,9 @@ class AirportScrambleCore:
         columns += base
         ones[columns] = 1
         o[:, at["origin_hv"] : at["origin_hv"] + 4] = np.take(self.ticket_hv, t, axis=0).view(np.float32)
-        scalars = o[:, at["die"] : at["die"] + 9]  # die .. score, contiguous in the layout
+        # die .. score, contiguous in the layout: gathered in a small array, then written in one pass
+        # over the observation's rows (a pass per value costs more than the values themselves).
+        scalars = np.empty((B, 9), np.float32)
         scalars[:, 0] = scaled(s.die, lay.die_scale)
         scalars[:, 1] = scaled(s.points, self.rules.action_points)
         scalars[:, 2] = s.aboard
@@ -629,7 +590,10 @@ class AirportScrambleCore:
         scalars[:, 6] = scaled(set_size(s.deck_bits), self.N)
         scalars[:, 7] = scaled(set_size(s.ticket_bits), self.T)
         scalars[:, 8] = scaled(s.score, self.T)
+        o[:, at["die"] : at["die"] + 9] = scalars
         o[:, at["deck"] : at["deck"] + self.N] = s.deck
+        # AS-17: where every card lies, (1 + location) / (G² + F) as the reference's ``scaled``.
+        np.divide(s.location + np.int16(1), self.place_scale, out=o[:, at["card_place"] : at["card_place"] + self.N])
         o[:, at["ticket_deck"] : at["ticket_deck"] + self.T] = s.ticket_deck
         if o is not obs:
             obs[...] = o
@@ -638,18 +602,41 @@ class AirportScrambleCore:
     # --- playing ------------------------------------------------------------------------------------
 
     def step(self, state: State, actions) -> np.ndarray:
-        """Play one legal action per game (in place); return ``float32 (B,)`` rewards (AS-16).
+        """Play one action per unfinished game (in place); return ``float32 (B, 1)`` rewards (AS-16).
 
-        ``actions``: integers (B,), each legal (see ``legal_mask``); a finished game ignores its action.
-        Illegal actions are not detected here (the environments check them against the mask).
+        ``actions``: integers (B,); a finished game ignores its action. With ``check_actions`` an
+        out-of-range action raises ``ValueError`` and an illegal one :class:`IllegalActionError`
+        (before any game is stepped); without, every action must be legal (see ``legal_mask``).
         """
-        s, L = state, self.layout
+        s, L = state, self.actions
         B = s.batch_size
-        a = np.asarray(actions)
-        if a.shape != (B,) or a.dtype.kind not in "iu":
-            raise ValueError(f"actions must be integers of shape ({B},), got {a.dtype} {a.shape}")
-        a = a.astype(np.int64, copy=False)
-        rewards = np.zeros(B, np.float32)
+        if self.check_actions:
+            a = check_actions(actions, B, self.n_actions, live=~s.done)
+            self._refuse_illegal(s, a)
+        else:
+            a = np.asarray(actions)
+            if a.shape != (B,) or a.dtype.kind not in "iu":
+                raise ValueError(f"actions must be integers of shape ({B},), got {a.dtype} {a.shape}")
+            a = a.astype(np.int64, copy=False)
+        rewards = np.zeros((B, 1), np.float32)
+        self._apply(s, a, rewards[:, 0])
+        return rewards
+
+    def _refuse_illegal(self, s: State, a: np.ndarray) -> None:
+        """``IllegalActionError`` naming the first unfinished game whose action ``a`` (int64 (B,),
+        in range where the game is on) is illegal, the action and why."""
+        legal = self.legal_mask(s)[np.arange(s.batch_size), np.clip(a, 0, self.n_actions - 1)] | s.done
+        if not legal.all():
+            game = int(np.flatnonzero(~legal)[0])
+            action = int(a[game])
+            raise IllegalActionError(f"Airport Scramble game {game}: action {action} "
+                                     f"({self.actions.describe(action)}) is illegal: "
+                                     f"{self.explain_illegal(s, game, action)}")
+
+    def _apply(self, s: State, a: np.ndarray, rewards: np.ndarray) -> None:
+        """``step`` on checked actions ``a`` (int64 (B,)), adding each game's reward to ``rewards``
+        (float32 (B,), a view of step's result)."""
+        L = self.actions
         live = ~s.done
         turn = live & (s.phase == TURN_ACTION)
         choosing = np.flatnonzero(live & (s.phase == LINE_CHOICE))
@@ -668,7 +655,6 @@ class AirportScrambleCore:
         ended = np.flatnonzero(turn & (s.points == 0))  # AS-7: at 0 points the turn ends
         if ended.size:
             self._end_turn(s, ended)
-        return rewards
 
     def _play_and_replace(self, s: State, play, play_rel, replace, slot_mask) -> None:
         """AS-9 play (place, refill the slot at once, empty if the deck is) and AS-10 replace (draw

@@ -1,8 +1,8 @@
 """One game's full state as plain Python values: what both engines export and load.
 
 Tests build scenarios with :func:`make_position` and load them into either engine
-(``ReferenceGame.load`` / ``AirportScrambleCore.load``); the differential test compares the
-:class:`Position` each engine exports after every step.
+(``ReferenceGame.from_position`` / ``AirportScrambleCore.load_positions``); the differential test
+compares the :class:`Position` each engine exports (``snapshot``) after every step.
 """
 
 from __future__ import annotations

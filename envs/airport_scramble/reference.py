@@ -8,24 +8,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.airport_scramble.layout import FLY, LINE, PLAY, REPLACE, STEPS, ActionLayout, ObservationLayout, scaled
+from envs.airport_scramble.actions import (
+    FLY, PLAY, REMOVE_LINE, REPLACE, STEPS, ActionLayout, choosable_lines, explain_illegal, fly_cost,
+    lines, misfit, on_frontier, reach, replace_blocked,
+)
+from envs.airport_scramble.observation import ObservationLayout, scaled
 from envs.airport_scramble.position import LINE_CHOICE, TURN_ACTION, Position
 from envs.airport_scramble.rules import AirportScrambleRules
 from envs.common import rng
-
-
-def check_seed(seed) -> int:
-    """A game seed as a Python int; ``ValueError`` unless it is a non-negative integer below 2**64."""
-    if isinstance(seed, bool) or not hasattr(seed, "__index__"):
-        raise ValueError(f"seed {seed!r} is not an integer (seeds are integers in 0..2**64-1)")
-    seed = int(seed)
-    if not 0 <= seed < 2**64:
-        raise ValueError(f"seed {seed} is outside 0..2**64-1")
-    return seed
+from envs.common.checks import IllegalActionError, check_seed
 
 
 class ReferenceGame:
-    """One game: ``legal_mask()``, ``observe()``, ``step(action) -> reward`` with the core's semantics."""
+    """One game: ``legal_mask()``, ``observe()``, ``step(action) -> reward`` with the core's semantics.
+
+    It holds the fields of a :class:`Position` as plain Python values, so the legality functions of
+    ``actions.py`` read it directly (``explain_illegal(rules, game, action)``).
+    """
 
     def __init__(self, rules: AirportScrambleRules, seed: int = 0) -> None:
         self._bind(rules)
@@ -36,12 +35,12 @@ class ReferenceGame:
     def _bind(self, rules: AirportScrambleRules) -> None:
         self.rules = rules
         self.comp = rules.components
-        self.layout = ActionLayout.of(rules)
-        self.obs_layout = ObservationLayout(rules)
+        self.actions = ActionLayout.of(rules)
+        self.observation = ObservationLayout(rules)
         self.G = rules.grid_size
 
     @classmethod
-    def load(cls, rules: AirportScrambleRules, position: Position) -> ReferenceGame:
+    def from_position(cls, rules: AirportScrambleRules, position: Position) -> ReferenceGame:
         """A game in the given position (tests build positions with ``make_position``)."""
         game = cls.__new__(cls)
         game._bind(rules)
@@ -54,8 +53,8 @@ class ReferenceGame:
             setattr(game, name, getattr(position, name))
         return game
 
-    def position(self) -> Position:
-        """The game's full state."""
+    def snapshot(self) -> Position:
+        """The game's full state (what ``AirportScrambleCore.snapshot`` gives for a game of the core)."""
         return Position(
             grid=tuple(tuple(row) for row in self.grid),
             plane=tuple(self.plane),
@@ -124,12 +123,6 @@ class ReferenceGame:
     def _ticket_airports(self) -> tuple[int, int]:
         return self.comp.ticket_origin[self.ticket], self.comp.ticket_destination[self.ticket]
 
-    def _card_at(self, r: int, c: int) -> int:
-        """The card at (r, c), or -1 if the cell is empty or outside the grid (AS-5)."""
-        if 0 <= r < self.G and 0 <= c < self.G:
-            return self.grid[r][c]
-        return -1
-
     def _cell_of(self, card: int) -> tuple[int, int] | None:
         for r in range(self.G):
             for c in range(self.G):
@@ -137,176 +130,58 @@ class ReferenceGame:
                     return (r, c)
         return None
 
-    def _reach(self, direction: int) -> int:
-        """AS-8: consecutive occupied cells starting next to the plane."""
-        dr, dc = STEPS[direction]
-        r, c = self.plane
-        reach = 0
-        while self._card_at(r + dr * (reach + 1), c + dc * (reach + 1)) >= 0:
-            reach += 1
-        return reach
-
-    def _fly_cost(self, distance: int, reach: int) -> int:
-        """AS-8: the full reach costs 1, stopping early 1 + stop_early_cost."""
-        return 1 if distance == reach else 1 + self.rules.stop_early_cost
-
-    def _misfit(self, card: int, r: int, c: int) -> str | None:
-        """AS-9: why ``card`` may not go on (r, c), or None if it may."""
-        if self.grid[r][c] >= 0:
-            return f"cell ({r}, {c}) is occupied"
-        h, v = self.comp.card_h[card], self.comp.card_v[card]
-        neighbours = 0
-        for dr, dc, side in ((0, -1, "left"), (0, 1, "right"), (-1, 0, "upper"), (1, 0, "lower")):
-            other = self._card_at(r + dr, c + dc)
-            if other < 0:
-                continue
-            neighbours += 1
-            if dr == 0 and self.comp.card_h[other] != h:
-                return f"its H colour does not match the {side} neighbour {self.comp.codes[other]}"
-            if dc == 0 and self.comp.card_v[other] != v:
-                return f"its V colour does not match the {side} neighbour {self.comp.codes[other]}"
-        if neighbours == 0:
-            return f"cell ({r}, {c}) is not next to a card in play"
-        return None
-
-    def _lines(self) -> list[tuple[int, int, int, list[tuple[int, int]]]]:
-        """AS-15: every line, a maximal horizontal or vertical run of two or more cards:
-        (orientation, first row, first column, cells)."""
-        lines = []
-        for orientation, (dr, dc) in ((0, (0, 1)), (1, (1, 0))):
-            for r in range(self.G):
-                for c in range(self.G):
-                    if self.grid[r][c] < 0 or self._card_at(r - dr, c - dc) >= 0:
-                        continue  # empty, or not the first cell of its run
-                    cells = [(r, c)]
-                    while self._card_at(cells[-1][0] + dr, cells[-1][1] + dc) >= 0:
-                        cells.append((cells[-1][0] + dr, cells[-1][1] + dc))
-                    if len(cells) >= 2:
-                        lines.append((orientation, r, c, cells))
-        return lines
-
-    def _line_blocked(self, cells: list[tuple[int, int]]) -> str | None:
-        """AS-15: why removing these cells is not allowed, or None if it is."""
-        remaining = {(r, c) for r in range(self.G) for c in range(self.G) if self.grid[r][c] >= 0} - set(cells)
-        if not remaining:
-            return "no card would remain"
-        start = min(remaining)
-        seen, todo = {start}, [start]
-        while todo:
-            r, c = todo.pop()
-            for dr, dc in STEPS:
-                nxt = (r + dr, c + dc)
-                if nxt in remaining and nxt not in seen:
-                    seen.add(nxt)
-                    todo.append(nxt)
-        if seen != remaining:
-            return "the remaining cards would not all be connected"
-        return None
-
-    def _choosable_lines(self) -> list[tuple[int, int, int, list[tuple[int, int]]]]:
-        return [line for line in self._lines() if self._line_blocked(line[3]) is None]
-
     # --- decisions (AS-18, AS-19) ---------------------------------------------------------------------
 
     def legal_mask(self) -> np.ndarray:
         """``bool (n_actions,)``: exactly the legal actions of the decision to be made now."""
-        L = self.layout
+        L, rules = self.actions, self.rules
         mask = np.zeros(L.n_actions, dtype=bool)
         if self.done:
             return mask
         if self.phase == LINE_CHOICE:  # AS-15: only a line may be chosen
-            for orientation, r, c, _ in self._choosable_lines():
+            for orientation, r, c, _ in choosable_lines(self):
                 mask[L.line(orientation, r, c)] = True
             return mask
         for d in range(4):  # AS-8
-            reach = self._reach(d)
-            for k in range(1, reach + 1):
-                mask[L.fly(d, k)] = self._fly_cost(k, reach) <= self.points
-        frontier = [(r, c) for r in range(self.G) for c in range(self.G) if self._on_frontier(r, c)]
+            full = reach(self, d)
+            for k in range(1, full + 1):
+                mask[L.fly(d, k)] = fly_cost(rules, k, full) <= self.points
+        frontier = [(r, c) for r in range(self.G) for c in range(self.G) if on_frontier(self, r, c)]
         for s, card in enumerate(self.slots):  # AS-9
             if card >= 0:
                 for r, c in frontier:
-                    mask[L.play(s, r, c)] = self._misfit(card, r, c) is None
+                    mask[L.play(s, r, c)] = misfit(rules, self, card, r, c) is None
         for m in range(1, L.n_replace + 1):  # AS-10
-            mask[L.replace(m)] = self._replace_blocked(m) is None
+            mask[L.replace(m)] = replace_blocked(rules, self, m) is None
         # AS-11: wait costs 1 (always affordable: a turn ends at 0 points).
-        mask[L.wait] = self.rules.allow_wait or not mask.any()
+        mask[L.wait] = rules.allow_wait or not mask.any()
         return mask
 
-    def _on_frontier(self, r: int, c: int) -> bool:
-        """An empty cell next to a card in play (a card might go there)."""
-        return self.grid[r][c] < 0 and any(self._card_at(r + dr, c + dc) >= 0 for dr, dc in STEPS)
-
-    def _replace_blocked(self, slot_mask: int) -> str | None:
-        """AS-10: why replacing these slots is not allowed, or None if it is."""
-        chosen = [s for s in range(self.rules.face_up) if slot_mask >> s & 1]
-        if len(chosen) > self.rules.max_replace:
-            return f"it swaps {len(chosen)} cards but max_replace is {self.rules.max_replace}"
-        empty = [s for s in chosen if self.slots[s] < 0]
-        if empty:
-            return f"slot {empty[0]} is empty"
-        if len(self.deck) < len(chosen):
-            return f"the airport deck holds {len(self.deck)} card(s), fewer than the {len(chosen)} chosen"
-        if self.rules.replace_cost > self.points:
-            return f"it costs {self.rules.replace_cost} points but {self.points} are left"
-        return None
-
-    def illegal_reason(self, action: int) -> str | None:
-        """Why ``action`` is illegal now (a sentence), or None if it is legal."""
-        L = self.layout
-        try:
-            kind, *args = L.decode(action)
-        except ValueError as err:
-            return str(err)
-        if self.done:
-            return "the game is over"
-        if self.phase == LINE_CHOICE and kind != LINE:
-            return "a line must be chosen first (AS-15 line choice)"
-        if kind == FLY:
-            d, k = args
-            reach = self._reach(d)
-            if k > reach:
-                return f"the plane's reach {('N', 'E', 'S', 'W')[d]} is {reach}"
-            cost = self._fly_cost(k, reach)
-            return f"it costs {cost} points but {self.points} are left" if cost > self.points else None
-        if kind == PLAY:
-            s, r, c = args
-            if self.slots[s] < 0:
-                return f"slot {s} is empty"
-            return self._misfit(self.slots[s], r, c)
-        if kind == REPLACE:
-            return self._replace_blocked(args[0])
-        if kind == LINE:
-            if self.phase != LINE_CHOICE:
-                return "lines are chosen only after a pre-played ticket (AS-15)"
-            for orientation, r, c, cells in self._lines():
-                if (orientation, r, c) == tuple(args):
-                    return self._line_blocked(cells)
-            return "no line starts at that cell"
-        if not self.legal_mask()[L.wait]:  # AS-11
-            return "allow_wait is off and another action is legal"
-        return None
+    def explain_illegal(self, action: int) -> str | None:
+        """Why ``action`` is illegal now (a sentence), or None if it is legal (``actions.explain_illegal``)."""
+        return explain_illegal(self.rules, self, action)
 
     # --- playing --------------------------------------------------------------------------------------
 
     def step(self, action: int) -> float:
         """Play one legal action; return the reward (+1 per completed ticket, AS-16).
 
-        A finished game ignores its action (reward 0); an illegal action raises ``ValueError``.
+        A finished game ignores its action (reward 0); an illegal action raises
+        :class:`~envs.common.checks.IllegalActionError`.
         """
         if self.done:
             return 0.0
-        reason = self.illegal_reason(action)
+        reason = self.explain_illegal(action)
         if reason is not None:
-            raise ValueError(f"action {action} ({self._describe(action)}) is illegal: {reason}")
-        kind, *args = self.layout.decode(action)
-        if kind == LINE:
+            raise IllegalActionError(f"action {action} ({self._describe(action)}) is illegal: {reason}")
+        kind, *args = self.actions.decode(action)
+        if kind == REMOVE_LINE:
             self._remove_line(*args)
             return 0.0
         reward = 0.0
         if kind == FLY:
             d, k = args
-            self.points -= self._fly_cost(k, self._reach(d))
+            self.points -= fly_cost(self.rules, k, reach(self, d))
             reward = self._fly(d, k)
         elif kind == PLAY:
             self.points -= 1
@@ -322,7 +197,7 @@ class ReferenceGame:
 
     def _describe(self, action: int) -> str:
         try:
-            return self.layout.describe(action)
+            return self.actions.describe(action)
         except ValueError:
             return "unknown"
 
@@ -387,7 +262,7 @@ class ReferenceGame:
         origin, destination = self._ticket_airports()
         preplayed = self._cell_of(origin) is not None and self._cell_of(destination) is not None
         if preplayed and self.rules.preplayed_rule == "remove_line":
-            if self._choosable_lines():  # else: no line may be chosen, the ticket is kept
+            if choosable_lines(self):  # else: no line may be chosen, the ticket is kept
                 self.ticket_deck.add(self.ticket)
                 self.ticket, self.die = -1, 0
                 self.phase = LINE_CHOICE
@@ -402,7 +277,7 @@ class ReferenceGame:
 
     def _remove_line(self, orientation: int, r: int, c: int) -> None:
         """AS-15: shuffle the line's cards back, relocate the plane, draw a new ticket."""
-        cells = next(line[3] for line in self._lines() if line[:3] == (orientation, r, c))
+        cells = next(line[3] for line in lines(self) if line[:3] == (orientation, r, c))
         for rr, cc in cells:
             self.deck.add(self.grid[rr][cc])
             self.grid[rr][cc] = -1
@@ -417,12 +292,12 @@ class ReferenceGame:
 
     def observe(self) -> np.ndarray:
         """``float32 (obs_size,)``, laid out as ``ObservationLayout`` (docs/airport_scramble.md)."""
-        lay, comp = self.obs_layout, self.comp
+        lay, comp = self.observation, self.comp
         obs = np.zeros(lay.size, dtype=np.float32)
         colour = lay.color_values  # colour c is colour[c + 1]; 0 = no card
 
         def put(name: str, index: int, value) -> None:
-            obs[lay.segments[name].start + index] = value
+            obs[lay.blocks[name].start + index] = value
 
         for r in range(self.G):
             for c in range(self.G):
@@ -430,11 +305,13 @@ class ReferenceGame:
                 if card >= 0:
                     put("cell_hv", 2 * (r * self.G + c), colour[comp.card_h[card] + 1])
                     put("cell_hv", 2 * (r * self.G + c) + 1, colour[comp.card_v[card] + 1])
+                    put("card_place", card, lay.place_values[1 + r * self.G + c])  # AS-17: where each card is
         put("plane", self.plane[0] * self.G + self.plane[1], 1.0)
         for s, card in enumerate(self.slots):
             if card >= 0:
                 put("slot_hv", 2 * s, colour[comp.card_h[card] + 1])
                 put("slot_hv", 2 * s + 1, colour[comp.card_v[card] + 1])
+                put("card_place", card, lay.place_values[1 + self.G**2 + s])
         if self.ticket >= 0:
             for name, card in zip(("origin", "destination"), self._ticket_airports()):
                 cell = self._cell_of(card)

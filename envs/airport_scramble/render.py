@@ -1,6 +1,6 @@
 """Pictures of one game: a text table (``ansi``) and an RGB image (``rgb_array``, drawn with matplotlib).
 
-Both take the rules and a :class:`Position` (``core.position(state, i)`` or ``game.position()``).
+Both take the rules and a :class:`Position` (``core.snapshot(state, i)`` or ``game.snapshot()``).
 """
 
 from __future__ import annotations

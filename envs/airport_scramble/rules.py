@@ -45,9 +45,6 @@ _STANDARD_TICKETS = (
     ("IST", "AMS", 4), ("LAX", "JNB", 7), ("MEX", "GRU", 5), ("ICN", "KIX", 5),
 )
 
-MAX_CARDS = 127  # card ids are stored as int8 by the batched core
-
-
 @dataclasses.dataclass(frozen=True)
 class Components:
     """An edition's airport cards (AS-2) and tickets (AS-3); immutable, shared by engines and renderer.
@@ -215,7 +212,7 @@ class AirportScrambleRules(RuleOptions):
     action_points: int = option(2, integer(1, 6), "AS-7 action points per turn")
     face_up: int = option(4, integer(1, 6), "AS-6/9 number of face-up draw slots")
     max_replace: int = option(4, integer(1, 6), "AS-10 most face-up cards one replace may swap (<= face_up)")
-    replace_cost: int = option(2, integer(1, 6), "AS-10 points a replace costs")
+    replace_cost: int = option(2, integer(1, 6), "AS-10 points a replace costs (<= action_points)")
     stop_early_cost: int = option(1, integer(0, 6), "AS-8 extra points for stopping a flight early")
     allow_wait: bool = option(True, flag(), "AS-11 wait is always legal (off: only when nothing else is)")
     board_on_draw: bool = option(True, flag(), "AS-12 the passenger boards if the plane is on the origin when the ticket is drawn")
@@ -235,6 +232,14 @@ class AirportScrambleRules(RuleOptions):
             raise ValueError(
                 f"rule options 'max_replace'={self.max_replace} and 'face_up'={self.face_up}: "
                 f"max_replace must be at most face_up (allowed: 1..{self.face_up})"
+            )
+        if self.replace_cost > self.action_points:
+            # AS-7/AS-10: a turn starts with action_points and every action spends some, so a replace
+            # costing more could never be played (max_replace would mean nothing).
+            raise ValueError(
+                f"rule options 'replace_cost'={self.replace_cost} and 'action_points'={self.action_points}: "
+                f"a replace could never be played; replace_cost must be at most action_points "
+                f"(allowed: 1..{self.action_points})"
             )
         if self.edition == "standard":
             defaults = {f.name: f.default for f in dataclasses.fields(self)}

@@ -5,6 +5,8 @@ Both autoreset in the same step (Gymnasium's ``AutoresetMode.SAME_STEP``): when 
 step returns the first observation of the next game in its row, the last observation of the ended
 game in ``info["final_obs"]`` (Gymnasium) / ``info["terminal_observation"]`` (SB3), and the new
 game's legal mask. New games get seeds from the env's own generator (seeded by ``reset(seed=...)``).
+Episode returns and lengths are left to the wrappers that record them (Gymnasium's
+``RecordEpisodeStatistics``; SB3's ``Monitor`` convention in ``envs.common.sb3.BatchedVecEnv``).
 """
 
 from __future__ import annotations
@@ -18,18 +20,10 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from envs.airport_scramble.core import AirportScrambleCore
-from envs.airport_scramble.env import (
-    ILLEGAL_REWARD,
-    ON_ILLEGAL,
-    RENDER_MODES,
-    as_action,
-    check_mode,
-    describe_action,
-    illegal_reason,
-    make_rules,
-)
+from envs.airport_scramble.env import ILLEGAL_REWARD, ON_ILLEGAL, RENDER_MODES, check_mode, illegal_message, make_rules
 from envs.airport_scramble.render import render_ansi, render_rgb
 from envs.airport_scramble.rules import AirportScrambleRules
+from envs.common.checks import MAX_SEED, IllegalActionError, check_actions, check_seed, check_seeds
 
 
 @dataclasses.dataclass
@@ -42,8 +36,6 @@ class BatchStep:
     ended: np.ndarray  # int64 (k,): the rows whose game ended this step
     final_obs: np.ndarray  # float32 (k, obs_size): their last observations
     final_score: np.ndarray  # int (k,)
-    final_length: np.ndarray  # int (k,) decisions taken in the ended games
-    final_return: np.ndarray  # float (k,) summed rewards of the ended games
     outcome: list[str]  # per ended row: "won", "failed" or "illegal"
     illegal: dict[int, str]  # row -> why its action was illegal
 
@@ -52,21 +44,17 @@ class BatchGames:
     """``num_envs`` games on one core with same-step autoreset (shared by both vector envs)."""
 
     def __init__(self, rules: AirportScrambleRules, num_envs: int, on_illegal: str = "terminate") -> None:
-        if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+        if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         check_mode("on_illegal", on_illegal, ON_ILLEGAL)
         self.rules = rules
-        self.core = AirportScrambleCore(rules)
+        self.core = AirportScrambleCore(rules, check_actions=False)  # checked here, against the masks
         self.num_envs = n = int(num_envs)
         self.on_illegal = on_illegal
-        width = -(-self.core.n_actions // 8) * 8  # padded so that sample_legal needs no copy
-        self._mask_buffer = np.zeros((n, width), bool)
-        self.mask = self._mask_buffer[:, : self.core.n_actions]
+        self.mask = np.zeros((n, self.core.n_actions), bool)
         self.obs = np.zeros((n, self.core.obs_size), np.float32)
         self.rng = np.random.default_rng()
         self.state = None
-        self.lengths = np.zeros(n, np.int64)
-        self.returns = np.zeros(n, np.float64)
 
     def reset(self, seed: int | list[int] | None = None) -> np.ndarray:
         """Start every game. ``seed``: None (random), an int (games ``seed .. seed+n-1``, and new
@@ -74,19 +62,19 @@ class BatchGames:
         n = self.num_envs
         if seed is None:
             seeds = self._new_seeds(n)
-        elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
-            if not 0 <= seed < 2**64 - n:
-                raise ValueError(f"seed {seed} is outside 0..2**64-{n + 1} (seeds are non-negative integers)")
-            self.rng = np.random.default_rng(int(seed))
-            seeds = np.arange(n, dtype=np.uint64) + np.uint64(seed)
-        else:
-            seeds = list(seed)
+        elif isinstance(seed, (list, tuple, np.ndarray)) and np.ndim(seed) == 1:
+            seeds = check_seeds(seed)
             if len(seeds) != n:
                 raise ValueError(f"reset needs {n} seeds (one per env), got {len(seeds)}")
             self.rng = np.random.default_rng([int(s) for s in seeds])
+        else:
+            first = check_seed(seed)
+            if first > MAX_SEED - (n - 1):
+                raise ValueError(f"seed must be at most 2**64-{n} with {n} envs (games seed .. seed+{n - 1}), "
+                                 f"got {first}")
+            self.rng = np.random.default_rng(first)
+            seeds = np.arange(n, dtype=np.uint64) + np.uint64(first)
         self.state = self.core.init(seeds)
-        self.lengths[:] = 0
-        self.returns[:] = 0
         return self._refresh()
 
     def _new_seeds(self, k: int) -> np.ndarray:
@@ -97,39 +85,26 @@ class BatchGames:
         return self.core.observe(self.state, out=self.obs)
 
     def step(self, actions) -> BatchStep:
-        """One action per game; illegal ones end their game (reward -1) or raise ``ValueError``."""
+        """One action per game: integers ``(num_envs,)`` in ``0..n_actions-1`` (``ValueError``
+        otherwise); illegal ones end their game (reward -1) or raise ``IllegalActionError``."""
         if self.state is None:
             raise RuntimeError("call reset() before step()")
         n = self.num_envs
-        raw = np.asarray(actions)
-        if raw.shape != (n,):
-            raise ValueError(f"expected {n} actions (one per env), got an array of shape {raw.shape}")
-        actions = np.zeros(n, np.int64)
-        illegal: dict[int, str] = {}
-        valid = raw.dtype.kind in "iu"
-        if valid:
-            inside = (raw >= 0) & (raw < self.core.n_actions)
-            actions[inside] = raw[inside]
-            legal = inside & self.mask[np.arange(n), actions]
-        else:
-            legal = np.zeros(n, bool)
-        for row in np.flatnonzero(~legal):
-            index = as_action(raw[row], self.core.n_actions)
-            why = illegal_reason(self.core, self.state, row, index) if index is not None else (
-                f"not an action index 0..{self.core.n_actions - 1}")
-            illegal[int(row)] = f"env {row}: {describe_action(self.core, raw[row])} is illegal: {why}"
+        actions = check_actions(actions, n, self.core.n_actions)
+        legal = self.mask[np.arange(n), actions]
+        illegal = {int(row): f"env {row}: {illegal_message(self.core, self.state, row, int(actions[row]))}"
+                   for row in np.flatnonzero(~legal)}
         if illegal and self.on_illegal == "raise":
-            raise ValueError("; ".join(illegal.values()))
+            raise IllegalActionError("; ".join(illegal.values()))
         if illegal:
             self.state.done[list(illegal)] = True  # the game ends before the step; it ignores its action
-        rewards = self.core.step(self.state, actions)
+        rewards = self.core.step(self.state, actions)[:, 0]
         for row in illegal:
             rewards[row] = ILLEGAL_REWARD
         terminated = self.state.done.copy()
-        self.lengths += 1
-        self.returns += rewards
         ended = np.flatnonzero(terminated)
-        final_obs = self.core.observe(self.state.take(ended)) if ended.size else np.zeros((0, self.core.obs_size), np.float32)
+        final_obs = (self.core.observe(self.state.take(ended)) if ended.size
+                     else np.zeros((0, self.core.obs_size), np.float32))
         outcome = [
             "illegal" if int(row) in illegal else ("won" if self.state.ticket[row] < 0 else "failed") for row in ended
         ]
@@ -140,15 +115,11 @@ class BatchGames:
             ended=ended,
             final_obs=final_obs,
             final_score=self.state.score[ended].astype(np.int64),
-            final_length=self.lengths[ended].copy(),
-            final_return=self.returns[ended].copy(),
             outcome=outcome,
             illegal=illegal,
         )
         if ended.size:
             self.core.reset(self.state, ended, self._new_seeds(ended.size))
-            self.lengths[ended] = 0
-            self.returns[ended] = 0
         result.obs = self._refresh()
         return result
 
@@ -158,7 +129,7 @@ class BatchGames:
             return ()
         rows = range(self.num_envs) if rows is None else rows
         draw = render_ansi if render_mode == "ansi" else render_rgb
-        return tuple(draw(self.rules, self.core.position(self.state, i)) for i in rows)
+        return tuple(draw(self.rules, self.core.snapshot(self.state, i)) for i in rows)
 
 
 def batch_games(num_envs, on_illegal, render_mode, rules, rule_options) -> BatchGames:
@@ -177,8 +148,9 @@ class AirportScrambleVectorEnv(VectorEnv):
 
     ``step`` returns ``infos`` with ``action_mask`` (bool (num_envs, n_actions), the masks of the
     decisions to make now, new games included), ``score``; and, for rows whose game ended,
-    ``final_obs`` (object array, None elsewhere), ``final_info`` (``score``, ``outcome``,
-    ``illegal_action``) and ``episode`` (``r``, ``l``), each with its ``_key`` row mask.
+    ``final_obs`` (object array, None elsewhere) and ``final_info`` (``score``, ``outcome``,
+    ``illegal_action``), each with its ``_key`` row mask. Episode statistics come from Gymnasium's
+    ``gymnasium.wrappers.vector.RecordEpisodeStatistics`` (``info["episode"]`` with ``r``, ``l``, ``t``).
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "autoreset_mode": AutoresetMode.SAME_STEP}
@@ -202,7 +174,8 @@ class AirportScrambleVectorEnv(VectorEnv):
 
     def reset(self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None):
         """Start every game (see :meth:`BatchGames.reset` for ``seed``)."""
-        super().reset(seed=seed if isinstance(seed, (int, np.integer)) or seed is None else None)
+        one = seed is not None and np.ndim(seed) == 0
+        super().reset(seed=check_seed(seed) if one else None)
         if seed is None:
             self.games.rng = self.np_random
         obs = self.games.reset(seed)
@@ -236,16 +209,12 @@ class AirportScrambleVectorEnv(VectorEnv):
             illegal = np.full(n, None, dtype=object)
             for row, why in out.illegal.items():
                 illegal[row] = why
-            r, length = np.zeros(n), np.zeros(n, np.int64)
-            r[ended], length[ended] = out.final_return, out.final_length
             infos.update(
                 final_obs=final_obs,
                 _final_obs=rows,
                 final_info={"score": score, "_score": rows, "outcome": outcome, "_outcome": rows,
                             "illegal_action": illegal, "_illegal_action": rows},
                 _final_info=rows,
-                episode={"r": r, "_r": rows, "l": length, "_l": rows},
-                _episode=rows,
             )
         truncated = np.zeros(self.num_envs, bool)
         return out.obs.copy(), out.rewards.copy(), out.terminated, truncated, infos

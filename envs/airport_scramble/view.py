@@ -1,67 +1,72 @@
-"""The look-ahead view of Airport Scramble games: public state, and branches with fresh randomness.
+"""The look-ahead view of Airport Scramble games (``envs.common.core.View``): public state, and
+determinizations with fresh randomness.
 
 AS-17: the order of the two decks is the only hidden information. A game's future draws are fixed by
 its random stream (key, counter), so a look-ahead agent may never step the real state: it gets
-copies whose streams are replaced by seeds of its own (``branch``), where every future draw is a fresh
-uniform draw from the cards that are really left — the same distribution the player faces.
+copies whose streams are replaced by seeds of its own (``determinize``), where every future draw is
+a fresh uniform draw from the cards that are really left — the same distribution the player faces.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from envs.common.checks import check_seeds
+
 
 class SearchView:
-    """A batch of games as a look-ahead agent may see them.
+    """B games as a look-ahead agent may see them, valid during one ``Agent.act`` call.
 
-    ``core``: the :class:`~envs.airport_scramble.core.AirportScrambleCore`; ``games`` its state (kept
-    private). ``public(name)`` reads a state field that the player sees (any field but the random
-    stream); ``branch(k, rng)`` returns each game repeated ``k`` times with fresh streams.
+    ``SearchView(core, state, seats=0)``: ``core`` the
+    :class:`~envs.airport_scramble.core.AirportScrambleCore`, ``state`` its games (kept private),
+    ``seats`` the deciding seat (0, or integers (B,) with 0 or -1 for finished games, as
+    ``core.to_act`` gives). ``public(name)`` reads a state field that the player sees (any field but
+    the random stream).
     """
 
     _HIDDEN = ("key", "counter")
 
-    def __init__(self, core, state) -> None:
+    def __init__(self, core, state, seats=0) -> None:
+        seats = np.asarray(seats)
+        if seats.shape not in ((), (state.batch_size,)) or not np.isin(seats, (0, -1)).all():
+            raise ValueError(f"Airport Scramble has one seat: seats must be 0 (or -1 for a finished game), "
+                             f"got {seats!r}")
         self.core = core
+        self.rules = core.rules
         self._state = state
+        #: int64 (B,): the deciding seat of each game, always 0 (solo).
+        self.seats = np.zeros(state.batch_size, np.int64)
 
     @property
     def batch_size(self) -> int:
         """The number of games B."""
         return self._state.batch_size
 
+    def observation(self) -> np.ndarray:
+        """``float32 (B, obs_size)``: each game's observation."""
+        return self.core.observe(self._state)
+
+    def legal_mask(self) -> np.ndarray:
+        """``bool (B, n_actions)``: the legal actions of the decision now."""
+        return self.core.legal_mask(self._state)
+
     def public(self, name: str) -> np.ndarray:
         """A copy of the state field ``name`` (e.g. ``grid``, ``slots``, ``plane``, ``deck``)."""
         if name in self._HIDDEN:
-            raise AttributeError(f"{name!r} is the hidden deck order (AS-17); use branch() to look ahead")
+            raise AttributeError(f"{name!r} is the hidden deck order (AS-17); use determinize() to look ahead")
         return np.copy(getattr(self._state, name))
 
-    def branch(self, k: int, rng: np.random.Generator, games=None):
-        """Each game repeated ``k`` times (game i → rows i·k … i·k+k−1) with fresh random streams.
-
-        ``games``: optional integer indices (or a bool mask) of the games to branch (default: all);
-        the rows then follow the order of ``games``.
-        """
+    def determinize(self, seeds, samples: int = 1, games=None):
+        """Each game (of ``games``: integer indices or a bool mask, default all, rows in their order)
+        repeated ``samples`` times in a row (game i → rows i·samples … i·samples + samples − 1),
+        with fresh random streams from ``seeds`` (integers, one per row). Returns a new State."""
+        if not isinstance(samples, (int, np.integer)) or isinstance(samples, bool) or samples < 1:
+            raise ValueError(f"samples must be a positive integer, got {samples!r}")
         state = self._state if games is None else self._state.take(games)
-        branches = state.repeat(k)
-        self.core.reseed(branches, rng.integers(0, 2**63, size=branches.batch_size, dtype=np.uint64))
+        rows = state.batch_size * int(samples)
+        seeds = check_seeds(seeds)
+        if seeds.shape != (rows,):
+            raise ValueError(f"determinize needs one seed per row: {rows} rows, got {seeds.size} seeds")
+        branches = state.repeat(int(samples))
+        self.core.reseed(branches, seeds)
         return branches
-
-
-def make_view(core, state) -> SearchView:
-    """The view handed to look-ahead agents by ``train.play.play_solo``."""
-    return SearchView(core, state)
-
-
-def view_of_env(env) -> SearchView:
-    """The view of a single-game environment (e.g. ``gymnasium.make("aerodeck/AirportScramble-v0")``),
-    for agents with ``needs_view``: ``agent.act_one(obs, info["action_mask"], view_of_env(env))``.
-
-    Uses the environment's batched ``core`` and its one-game ``state`` (looked up through wrappers).
-    """
-    base = getattr(env, "unwrapped", env)
-    core = getattr(base, "core", None)
-    state = getattr(base, "state", None)
-    if core is None or state is None:
-        raise TypeError(f"{type(base).__name__} has no batched core and state to look ahead with")
-    return SearchView(core, state)

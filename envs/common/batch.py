@@ -6,10 +6,9 @@ import dataclasses
 
 import numpy as np
 
-_BYTE_SUM = np.uint64(0x0101010101010101)
-_HIGH = np.uint64(0x8080808080808080)
-_FF = np.uint64(0xFF)
-_U7, _U8, _U56 = np.uint64(7), np.uint64(8), np.uint64(56)
+from envs.common.bits import BYTE_SUM, bytes_at_most
+
+_FF, _U8, _U56 = np.uint64(0xFF), np.uint64(8), np.uint64(56)
 
 
 def sample_legal(mask: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -23,7 +22,7 @@ def sample_legal(mask: np.ndarray, u: np.ndarray) -> np.ndarray:
     counts of blocks of 64 actions (one popcount per 8-action word, eight word counts summed as the
     bytes of a word), then the word within the block and the action within the word, each found with
     byte-wise prefix sums in one 64-bit multiply. Pass a C-contiguous mask whose width is a multiple
-    of 8 to avoid a padding copy.
+    of 8 (the buffer of :func:`padded_mask`) to avoid a padding copy.
     """
     mask = _padded(mask)
     B, width = mask.shape
@@ -34,7 +33,7 @@ def sample_legal(mask: np.ndarray, u: np.ndarray) -> np.ndarray:
     np.bitwise_count(words, out=counts[:, :W])
     counts[:, W:] = 0
     blocks = counts.view(np.uint64)  # (B, n_blocks): the 8 word counts of a block as bytes
-    block_n = (blocks * _BYTE_SUM) >> _U56  # legal actions per block (<= 64)
+    block_n = (blocks * BYTE_SUM) >> _U56  # legal actions per block (<= 64)
     cum = np.empty_like(block_n)  # a loop over the few blocks beats cumsum along short rows
     cum[:, 0] = block_n[:, 0]
     for i in range(1, n_blocks):
@@ -45,32 +44,24 @@ def sample_legal(mask: np.ndarray, u: np.ndarray) -> np.ndarray:
     block = np.argmax(cum > k[:, None], axis=1)  # the block holding the k-th legal action
     at = np.arange(0, B * n_blocks, n_blocks) + block
     k -= np.take(cum, at) - np.take(block_n, at)  # rank within the block
-    prefix = np.take(blocks, at) * _BYTE_SUM  # byte i: legal actions in words 0..i of the block
-    in_block = _bytes_at_most(prefix, k)
+    prefix = np.take(blocks, at) * BYTE_SUM  # byte i: legal actions in words 0..i of the block
+    in_block = bytes_at_most(prefix, k)
     k -= ((prefix << _U8) >> (in_block * _U8)) & _FF  # rank within the word
     word = block * 8 + in_block.astype(np.intp)
     np.minimum(word, W - 1, out=word)  # rows without a legal action (their result is -1)
-    prefix = np.take(words, np.arange(0, B * W, W) + word) * _BYTE_SUM  # byte i: legal among bytes 0..i
-    out = word * 8 + _bytes_at_most(prefix, k).astype(np.int64)
+    prefix = np.take(words, np.arange(0, B * W, W) + word) * BYTE_SUM  # byte i: legal among bytes 0..i
+    out = word * 8 + bytes_at_most(prefix, k).astype(np.int64)
     out[n == 0] = -1
     return out
 
 
-def _bytes_at_most(prefix: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """``uint64 (B,)``: how many of the 8 bytes of each ``prefix`` word (each < 128) are <= ``k``
-    (``uint64 (B,)``, < 128), SWAR style: ``k + 128 - byte`` keeps its high bit iff ``byte <= k``.
-    For non-decreasing bytes (prefix sums) that is the index of the first byte above ``k``."""
-    t = ((k * _BYTE_SUM) | _HIGH) - prefix
-    return (((t & _HIGH) >> _U7) * _BYTE_SUM) >> _U56
-
-
-def count_true(mask: np.ndarray) -> np.ndarray:
-    """Row counts of a ``bool (B, A)`` array as ``int64 (B,)`` (eight booleans per word; faster
-    than ``mask.sum(axis=1)``). A non-contiguous mask or a width not a multiple of 8 is padded."""
-    words = _padded(mask).view(np.uint64)
-    if words.shape[1] == 1:
-        return ((words[:, 0] * _BYTE_SUM) >> np.uint64(56)).astype(np.int64)
-    return ((words * _BYTE_SUM) >> np.uint64(56)).sum(axis=1, dtype=np.int64)
+def padded_mask(batch_size: int, n_actions: int) -> tuple[np.ndarray, np.ndarray]:
+    """A mask buffer that :func:`sample_legal` reads without a copy: ``(buffer, mask)``, ``buffer``
+    ``bool (B, ceil(A / 8) * 8)`` zeros and ``mask`` its ``bool (B, A)`` view. Write the legal actions
+    into ``mask`` (``core.legal_mask(state, out=mask)``) and sample from ``buffer`` (its padding
+    columns stay False, so they are never drawn)."""
+    buffer = np.zeros((batch_size, -(-n_actions // 8) * 8), bool)
+    return buffer, buffer[:, :n_actions]
 
 
 def _padded(mask) -> np.ndarray:

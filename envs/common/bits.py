@@ -1,8 +1,9 @@
-"""Sets of up to 64 items (cards, cells) packed into ``uint64`` words: bit i = item i.
+"""Sets of items (cards, cells) packed into ``uint64`` words: bit i = item i.
 
 Packed sets make the batched cores' bookkeeping O(1) per game — membership, insertion, counting
 (``np.bitwise_count``), "the items below i" — and are turned back into ``bool`` rows only where an
-observation or a legal mask needs them.
+observation or a legal mask needs them. One word holds a set of up to 64 items (``pack_bits``,
+``kth_bit``); a row of words a larger one (``pack_set``, ``set_size``, ``kth_member``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ BIT = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))
 #: ``uint64 (65,)``: the word with bits 0 … i−1 set (items below i).
 BELOW = np.concatenate([BIT - np.uint64(1), [np.uint64(0xFFFFFFFFFFFFFFFF)]])
 _LITTLE = sys.byteorder == "little"
-_BYTE_SUM = np.uint64(0x0101010101010101)
+#: ``uint64`` with every byte 1: ``x * BYTE_SUM`` puts in byte i the sum of the bytes 0 … i of x.
+BYTE_SUM = np.uint64(0x0101010101010101)
 _HIGH = np.uint64(0x8080808080808080)
 _FF = np.uint64(0xFF)
 _U3, _U7, _U8, _U56 = np.uint64(3), np.uint64(7), np.uint64(8), np.uint64(56)
@@ -54,10 +56,12 @@ def popcount(words: np.ndarray) -> np.ndarray:
     return np.bitwise_count(np.asarray(words, dtype=np.uint64)).astype(np.int64)
 
 
-def lowest_bit(words: np.ndarray) -> np.ndarray:
-    """Index of the lowest set bit of each non-zero word (``int64``); for a one-item set, that item."""
-    words = np.asarray(words, dtype=np.uint64)
-    return popcount((words & (~words + np.uint64(1))) - np.uint64(1))
+def bytes_at_most(prefix: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """``uint64 (B,)``: how many of the 8 bytes of each ``prefix`` word (each < 128) are <= ``k``
+    (``uint64 (B,)``, < 128), SWAR style: ``k + 128 - byte`` keeps its high bit iff ``byte <= k``.
+    For non-decreasing bytes (prefix sums) that is the index of the first byte above ``k``."""
+    t = ((k * BYTE_SUM) | _HIGH) - prefix
+    return (((t & _HIGH) >> _U7) * BYTE_SUM) >> _U56
 
 
 def kth_bit(words: np.ndarray, k: np.ndarray) -> np.ndarray:
@@ -74,9 +78,32 @@ def kth_bit(words: np.ndarray, k: np.ndarray) -> np.ndarray:
     k = np.minimum(np.asarray(k, dtype=np.int64), 64).astype(np.uint64)
     # Byte counts stay in place in memory, so the prefix sums come out in bit order on any endianness.
     counts = np.bitwise_count(words.view(np.uint8)).view(np.uint64).reshape(words.shape)
-    prefix = counts * _BYTE_SUM  # byte i: set bits in bytes 0 .. i (<= 64)
-    byte = np.minimum((((((k * _BYTE_SUM) | _HIGH) - prefix) & _HIGH) >> _U7) * _BYTE_SUM >> _U56, _U7)
+    prefix = counts * BYTE_SUM  # byte i: set bits in bytes 0 .. i (<= 64)
+    byte = np.minimum(bytes_at_most(prefix, k), _U7)
     shift = byte << _U3
     rank = k - (((prefix << _U8) >> shift) & _FF)  # k among the bits of that byte
     value = (words >> shift) & _FF
     return (shift + _KTH_IN_BYTE[value * _U8 + np.minimum(rank, _U7)]).astype(np.int64)
+
+
+def pack_set(flags: np.ndarray) -> np.ndarray:
+    """``uint64 (n, ceil(w / 64))``: the sets ``bool (n, w)`` as rows of words (bit i of word j: item 64 j + i)."""
+    return np.stack([pack_bits(flags[:, i : i + 64]) for i in range(0, max(flags.shape[1], 1), 64)], axis=1)
+
+
+def set_size(words: np.ndarray) -> np.ndarray:
+    """``int64 (n,)``: the number of items of each set ``uint64 (n, W)``."""
+    if words.shape[1] == 1:
+        return np.bitwise_count(words[:, 0]).astype(np.int64)
+    return np.bitwise_count(words).sum(axis=1, dtype=np.int64)
+
+
+def kth_member(words: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """``int64 (n,)``: the k-th item (0-based, by id) of each set ``uint64 (n, W)``; ``0 <= k < size``."""
+    if words.shape[1] == 1:
+        return kth_bit(words[:, 0], k)
+    counts = np.bitwise_count(words).astype(np.int64)
+    before = np.cumsum(counts, axis=1) - counts
+    word = (before <= k[:, None]).sum(axis=1) - 1  # the last word starting at or below k
+    rows = np.arange(len(k))
+    return word * 64 + kth_bit(words[rows, word], k - before[rows, word])

@@ -74,12 +74,3 @@ def draw_below_array(values: np.ndarray, n) -> np.ndarray:
     n = np.asarray(n).astype(np.uint64)
     return (((values >> np.uint64(32)) * n) >> np.uint64(32)).astype(np.int64)
 
-
-def kth_present(present: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """Index of the k-th ``True`` (0-based, in id order) of each row.
-
-    ``present``: ``bool (B, N)``; ``k``: integer ``(B,)`` with ``0 <= k < present[b].sum()``.
-    Returns ``int64 (B,)``. This is how the cores draw "the k-th remaining card by id".
-    """
-    csum = np.cumsum(present, axis=1, dtype=np.int32)
-    return (csum <= np.asarray(k)[:, None]).sum(axis=1).astype(np.int64)

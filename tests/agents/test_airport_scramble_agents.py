@@ -6,15 +6,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.airport_scramble.heuristic import HeuristicAgent
+from agents.airport_scramble.heuristic import HeuristicAgent, Style
 from agents.airport_scramble.planning import Geometry, Table
 from agents.airport_scramble.search import SearchAgent
-from agents.airport_scramble.view import SearchView, make_view, view_of_env
 from agents.random import RandomAgent
 from agents.registry import make_agent
 from envs.airport_scramble.core import AirportScrambleCore
 from envs.airport_scramble.position import LINE_CHOICE, make_position
 from envs.airport_scramble.rules import AirportScrambleRules
+from envs.airport_scramble.view import SearchView
+from envs.common.core import View
 from train.play import game_seeds, play_solo
 from train.stats import against_value
 
@@ -50,13 +51,13 @@ def play_checked(rules, agent, n_games: int, seed: int = 0, max_steps: int = 200
         if state.done.all():
             return state.score.astype(np.int64), checked
         masks = core.legal_mask(state)
-        view = make_view(core, state) if agent.needs_view else None
+        view = SearchView(core, state) if agent.needs_view else None
         actions = agent.act(core.observe(state), masks, view)
         live = np.flatnonzero(~state.done)
         assert actions.dtype == np.int64 and actions.shape == (n_games,)
         bad = live[~masks[live, actions[live]]]
         assert bad.size == 0, f"{agent.name} chose an illegal action in {rules.label()}: game {bad[0]}, " \
-                              f"{core.layout.describe(actions[bad[0]])}"
+                              f"{core.actions.describe(actions[bad[0]])}"
         core.step(state, actions)
         checked += live.size
     raise AssertionError(f"games of {rules.label()} did not end in {max_steps} steps")
@@ -109,13 +110,28 @@ def test_the_view_refuses_the_random_stream():
     assert view.public("grid").shape == (4, 9, 9)
 
 
-def test_branches_get_fresh_streams():
+def test_determinizations_get_fresh_streams():
     core = AirportScrambleCore(STANDARD)
     state = core.init(game_seeds(0, 3))
-    branches = SearchView(core, state).branch(4, np.random.default_rng(0), games=[2, 0])
+    seeds = np.random.default_rng(0).integers(0, 2**63, size=8, dtype=np.uint64)
+    branches = SearchView(core, state).determinize(seeds, 4, games=[2, 0])
     assert branches.batch_size == 8
     assert np.array_equal(branches.grid[:4], np.repeat(state.grid[2:3], 4, axis=0))
     assert not np.isin(branches.key, state.key).any()
+    with pytest.raises(ValueError, match="one seed per row: 8 rows, got 3 seeds"):
+        SearchView(core, state).determinize([1, 2, 3], 4, games=[2, 0])
+
+
+def test_the_view_satisfies_the_view_protocol():
+    core = AirportScrambleCore(STANDARD)
+    state = core.init(game_seeds(1, 5))
+    view = SearchView(core, state, core.to_act(state))
+    assert isinstance(view, View) and view.rules is STANDARD and view.batch_size == 5
+    assert view.seats.dtype == np.int64 and view.seats.tolist() == [0] * 5
+    assert np.array_equal(view.observation(), core.observe(state))
+    assert np.array_equal(view.legal_mask(), core.legal_mask(state))
+    with pytest.raises(ValueError, match="one seat"):
+        SearchView(core, state, seats=1)
 
 
 class CountingSearch(SearchAgent):
@@ -142,7 +158,7 @@ def test_search_choices_do_not_depend_on_the_future_draws():
     masks, obs = core.legal_mask(state), core.observe(state)
     assert np.array_equal(masks, core.legal_mask(other)) and np.array_equal(obs, core.observe(other))
     agents = [CountingSearch(rules=rules, seed=4, rollouts=4) for _ in range(2)]
-    choices = [agent.act(obs, masks, make_view(core, s)) for agent, s in zip(agents, (state, other))]
+    choices = [agent.act(obs, masks, SearchView(core, s)) for agent, s in zip(agents, (state, other))]
     assert agents[0].branches > 0, "no game was searched"
     assert np.array_equal(choices[0], choices[1])
     # The real states were not touched by the look-ahead.
@@ -160,20 +176,20 @@ def test_search_needs_a_view():
 def decide(rules, position, agent=None) -> str:
     """The heuristic's choice in one position, described (AS-19)."""
     core = AirportScrambleCore(rules)
-    state = core.load([position])
+    state = core.load_positions([position])
     agent = agent or HeuristicAgent(rules=rules)
-    action = agent.act(core.observe(state), core.legal_mask(state), make_view(core, state))[0]
-    return core.layout.describe(action)
+    action = agent.act(core.observe(state), core.legal_mask(state), SearchView(core, state))[0]
+    return core.actions.describe(action)
 
 
 def play_out(rules, position, steps: int) -> tuple[list[str], object]:
     """The heuristic's next ``steps`` moves from a position (described) and the final state."""
     core = AirportScrambleCore(rules)
-    state = core.load([position])
+    state = core.load_positions([position])
     agent, moves = HeuristicAgent(rules=rules), []
     for _ in range(steps):
         action = agent.act(core.observe(state), core.legal_mask(state))
-        moves.append(core.layout.describe(action[0]))
+        moves.append(core.actions.describe(action[0]))
         core.step(state, action)
     return moves, state
 
@@ -271,7 +287,7 @@ def test_search_scores_at_least_as_well_as_the_heuristic():
     core = AirportScrambleCore(STANDARD)
     seeds = game_seeds(77, 600)
     heuristic = play_solo(core, HeuristicAgent(rules=STANDARD), seeds, progress=False)
-    search = play_solo(core, SearchAgent(rules=STANDARD, seed=3), seeds, progress=False, make_view=make_view)
+    search = play_solo(core, SearchAgent(rules=STANDARD, seed=3), seeds, progress=False, make_view=SearchView)
     gap = against_value(search - heuristic, 0.0)
     assert gap.value > 0 and gap.low > -0.1, gap
 
@@ -282,6 +298,28 @@ def test_agents_are_registered_with_their_parameters():
     assert isinstance(search, SearchAgent) and search.rollouts == 3 and search.candidates == 2
     with pytest.raises(ValueError, match="positive integer"):
         make_agent("airport-scramble", "search:rollouts=0", STANDARD)
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("heuristic:cycle=abc", r"knob 'cycle' must be on/off"),
+    ("heuristic:grow=-5", r"knob 'grow' must be on/off"),
+    ("heuristic:margin=nan", r"knob 'margin' must be an integer in 0\.\.8"),
+    ("heuristic:margin=1.5", r"knob 'margin' must be an integer"),
+    ("search:network=abc", r"knob 'network' must be a finite number >= 0"),
+    ("search:gate=inf", r"knob 'gate' must be a finite number"),
+    ("search:budget=3", r"no knob 'budget'.*candidates, rollouts"),
+])
+def test_bad_knobs_are_refused_naming_the_knob(spec, message):
+    with pytest.raises(ValueError, match=message):
+        make_agent("airport-scramble", spec, STANDARD)
+
+
+def test_boolean_knobs_read_off_as_off():
+    assert make_agent("airport-scramble", "heuristic:cycle=off,grow=false,farm=0", STANDARD).style == Style(
+        cycle=False, grow=False, farm=False)
+    assert make_agent("airport-scramble", "heuristic:cycle=on,margin=2", STANDARD).style == Style(margin=2)
+    with pytest.raises(ValueError, match="heuristic agent knob 'margin'"):
+        HeuristicAgent(margin=-1)
 
 
 # --- inside the single-game environment ------------------------------------------------------------
@@ -295,7 +333,7 @@ def test_agents_play_inside_the_gymnasium_env():
         obs, info = env.reset(seed=3)
         done, steps = False, 0
         while not done and steps < 300:
-            view = view_of_env(env) if agent.needs_view else None
+            view = envs.view_of_env(env) if agent.needs_view else None
             action = agent.act_one(obs, info["action_mask"], view)
             assert info["action_mask"][action]
             obs, _, terminated, truncated, info = env.step(action)

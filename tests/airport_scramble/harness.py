@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.airport_scramble.core import AirportScrambleCore, State, occupancy_bits
+from envs.airport_scramble.core import AirportScrambleCore, occupancy_bits
+from envs.airport_scramble.state import State
 from envs.airport_scramble.reference import ReferenceGame
 from envs.airport_scramble.rules import AirportScrambleRules, generated_card_count
 
@@ -13,12 +14,14 @@ def random_rules(r: np.random.Generator) -> AirportScrambleRules:
     """A random rules variant: every option, standard or generated editions (small ones often, so
     that tickets get pre-played and AS-15 comes up)."""
     face_up = int(r.integers(1, 7))
+    grid_size = int(r.choice([3, 4, 5, 6, 7, 9, 11]))
+    action_points = int(r.integers(1, 7))
     options = dict(
-        grid_size=int(r.choice([3, 4, 5, 6, 7, 9, 11])),
-        action_points=int(r.integers(1, 7)),
+        grid_size=grid_size,
+        action_points=action_points,
         face_up=face_up,
         max_replace=int(r.integers(1, face_up + 1)),
-        replace_cost=int(r.integers(1, 4)),
+        replace_cost=int(r.integers(1, min(3, action_points) + 1)),  # a replace must be playable (rules check)
         stop_early_cost=int(r.integers(0, 3)),
         allow_wait=bool(r.random() < 0.5),
         board_on_draw=bool(r.random() < 0.5),
@@ -97,7 +100,7 @@ def check_invariants(core: AirportScrambleCore, s: State, mask: np.ndarray, all_
     assert np.array_equal(s.location, location), "location disagrees with grid and slots"
     rows, cols = occupancy_bits(s.grid)
     assert np.array_equal(s.row_bits, rows) and np.array_equal(s.col_bits, cols)
-    values = np.append(np.array(core.obs_layout.color_values)[np.array(core.components.card_h) + 1], 0)
+    values = np.append(np.array(core.observation.color_values)[np.array(core.components.card_h) + 1], 0)
     assert np.array_equal(s.cell_values[:, 0::2], values[s.grid.reshape(B, -1).astype(int)])
 
 
@@ -116,13 +119,13 @@ def play_both(rules: AirportScrambleRules, seeds: list[int], steps: int, r: np.r
         check_invariants(core, state, mask)
         for i, game in enumerate(games):
             where = f"rules {rules.label()!r}, game seed index {i}, step {step}"
-            assert game.position() == core.position(state, i), where
+            assert game.snapshot() == core.snapshot(state, i), where
             assert np.array_equal(game.legal_mask(), mask[i]), f"masks differ: {where}"
             assert np.array_equal(game.observe(), obs[i]), f"observations differ: {where}"
-        actions = np.array([choose(mask[i], r, core.layout.n_fly) for i in range(len(games))])
+        actions = np.array([choose(mask[i], r, core.actions.n_fly) for i in range(len(games))])
         rewards = core.step(state, actions)
         for i, game in enumerate(games):
-            assert game.step(int(actions[i])) == rewards[i]
+            assert game.step(int(actions[i])) == rewards[i, 0]
             assert game.done == state.done[i]
             compared += 1
             if game.done:
@@ -136,23 +139,23 @@ class Both:
     """One hand-built position loaded into both engines; every query asserts they agree.
 
     ``Both(rules, position)``; ``mask()``, ``legal(action)``, ``step(action) -> reward``,
-    ``position`` (the agreed :class:`Position`), ``layout`` (AS-19 indices), ``card(code)``.
+    ``position`` (the agreed :class:`Position`), ``actions`` (AS-19 indices), ``card(code)``.
     """
 
     def __init__(self, rules: AirportScrambleRules, position) -> None:
         self.rules = rules
         self.core = AirportScrambleCore(rules)
-        self.state = self.core.load([position])
-        self.game = ReferenceGame.load(rules, position)
-        self.layout = self.core.layout
-        assert self.game.position() == position == self.core.position(self.state, 0)
+        self.state = self.core.load_positions([position])
+        self.game = ReferenceGame.from_position(rules, position)
+        self.actions = self.core.actions
+        assert self.game.snapshot() == position == self.core.snapshot(self.state, 0)
         placed = len(position.deck) + len(position.cards_in_play()) + sum(c >= 0 for c in position.slots)
         self.all_cards = placed == rules.components.n_cards
 
     @property
     def position(self):
-        p = self.game.position()
-        assert p == self.core.position(self.state, 0), "the engines disagree"
+        p = self.game.snapshot()
+        assert p == self.core.snapshot(self.state, 0), "the engines disagree"
         return p
 
     def card(self, code: str) -> int:
@@ -172,9 +175,9 @@ class Both:
         return bool(self.mask()[action])
 
     def step(self, action: int) -> float:
-        assert self.legal(action), f"{self.layout.describe(action)} is illegal: {self.game.illegal_reason(action)}"
+        assert self.legal(action), f"{self.actions.describe(action)} is illegal: {self.game.explain_illegal(action)}"
         reward = self.game.step(action)
-        assert reward == self.core.step(self.state, np.array([action]))[0]
+        assert reward == self.core.step(self.state, np.array([action]))[0, 0]
         check_invariants(self.core, self.state, self.core.legal_mask(self.state), self.all_cards)
         _ = self.position
         return reward

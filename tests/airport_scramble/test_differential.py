@@ -49,6 +49,7 @@ def test_engines_agree_on_random_rule_variants(variant):
 def test_engines_agree_for_any_rules(grid_size, face_up, action_points, stop_early_cost, allow_wait,
                                      board_on_draw, pickup_in_flight, preplayed_rule, small_edition, seed):
     options = dict(grid_size=grid_size, face_up=face_up, max_replace=face_up, action_points=action_points,
+                   replace_cost=min(2, action_points),  # a replace must be playable (rules check)
                    stop_early_cost=stop_early_cost, allow_wait=allow_wait, board_on_draw=board_on_draw,
                    pickup_in_flight=pickup_in_flight, preplayed_rule=preplayed_rule)
     if small_edition:

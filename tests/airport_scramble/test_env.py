@@ -1,6 +1,8 @@
 """The Gymnasium environment: the checkers of Gymnasium and SB3, masks, illegal actions, rendering,
 seeding; and MaskablePPO training on it unchanged."""
 
+import copy
+import pickle
 import warnings
 
 import gymnasium as gym
@@ -73,7 +75,8 @@ def test_illegal_action_terminates_with_minus_one_and_the_reason():
 
 
 @pytest.mark.parametrize("action, message", [(0, r"action 0 \(fly N 1\) is illegal: the plane's reach N is 0"),
-                                             (534, "not an action index"), ("x", "not an action index")])
+                                             (534, r"action must be an integer in 0\.\.533, got 534"),
+                                             ("x", r"action must be an integer in 0\.\.533, got 'x'")])
 def test_illegal_action_raises_under_on_illegal_raise(action, message):
     env = gym.make(ID, on_illegal="raise")
     env.reset(seed=1)
@@ -85,7 +88,7 @@ def test_render_ansi_and_rgb_array():
     env = gym.make(ID, render_mode="ansi")
     env.reset(seed=2)
     text = env.render()
-    origin = env.unwrapped.rules.components.codes[env.unwrapped.core.components.ticket_origin[int(env.unwrapped.state.ticket[0])]]
+    origin = env.unwrapped.rules.components.codes[env.unwrapped.core.components.ticket_origin[int(env.unwrapped._state.ticket[0])]]
     assert f"*{origin}:" in text and "face up:" in text and "score 0" in text
     env = gym.make(ID, render_mode="rgb_array")
     env.reset(seed=2)
@@ -112,3 +115,58 @@ def test_maskable_ppo_trains_on_the_single_env():
     obs, info = env.reset(seed=0)
     action, _ = model.predict(obs, action_masks=info["action_mask"])
     assert info["action_mask"][action]
+
+
+@pytest.mark.parametrize("on_illegal", ["terminate", "raise"])
+@pytest.mark.parametrize("action", [1.0, True, np.float64("nan"), np.array([1, 2]), None, -1])
+def test_malformed_actions_are_refused_naming_the_allowed_range(on_illegal, action):
+    """Not an action at all (float, bool, NaN, several, none, out of range): ``ValueError`` whatever
+    ``on_illegal`` says, never truncated; the episode goes on."""
+    env = gym.make(ID, on_illegal=on_illegal)
+    _, info = env.reset(seed=1)
+    with pytest.raises(ValueError, match=r"action must be an integer in 0\.\.533"):
+        env.step(action)
+    legal = int(np.flatnonzero(info["action_mask"])[0])
+    env.step(legal)
+
+
+@pytest.mark.parametrize("wrap", [np.int64, np.uint16, lambda a: np.array([a]), lambda a: np.array(a)])
+def test_numpy_integers_and_one_element_arrays_are_actions(wrap):
+    env, plain = gym.make(ID), gym.make(ID)
+    _, info = env.reset(seed=2)
+    plain.reset(seed=2)
+    action = int(np.flatnonzero(info["action_mask"])[-1])
+    obs, reward, *_ = env.step(wrap(action))
+    expected, expected_reward, *_ = plain.step(action)
+    assert np.array_equal(obs, expected) and reward == expected_reward
+
+
+def test_reset_checks_the_seed_like_every_entry_point():
+    env = gym.make(ID)
+    for bad in (-1, 2**64, 1.5, True, "3"):
+        with pytest.raises(ValueError, match=r"seed must be an integer in 0\.\.2\*\*64-1"):
+            env.reset(seed=bad)
+    a, _ = env.reset(seed=np.uint64(2**64 - 1))
+    b, _ = gym.make(ID).reset(seed=2**64 - 1)
+    assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("clone", [copy.deepcopy, lambda env: pickle.loads(pickle.dumps(env))])
+def test_copies_made_mid_game_continue_like_the_original(clone):
+    env = AirportScrambleEnv(grid_size=6)
+    obs, info = env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    for _ in range(4):  # a die shows at least 3 turns: the game is still on
+        obs, _, terminated, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        assert not terminated
+    twin = clone(env)
+    assert np.array_equal(twin.action_masks(), env.action_masks())
+    for _ in range(40):
+        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        obs, reward, terminated, _, info = env.step(action)
+        obs2, reward2, terminated2, _, info2 = twin.step(action)
+        assert np.array_equal(obs, obs2) and reward == reward2 and terminated == terminated2
+        assert np.array_equal(info["action_mask"], info2["action_mask"])
+        if terminated:
+            break
+    assert env.core.snapshot(env._state, 0) == twin.core.snapshot(twin._state, 0)

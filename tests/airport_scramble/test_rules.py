@@ -74,6 +74,8 @@ def test_defaults_match_the_rules_file():
         ({"allow_wait": "sometimes"}, r"'allow_wait'.*on/off"),
         ({"grid": 9}, r"unknown rule option 'grid'.*did you mean 'grid_size'"),
         ({"face_up": 2}, r"'max_replace'=4 and 'face_up'=2"),
+        ({"replace_cost": 3}, r"'replace_cost'=3 and 'action_points'=2: a replace could never be played.*1\.\.2"),
+        ({"action_points": 1}, r"'replace_cost'=2 and 'action_points'=1: a replace could never be played.*1\.\.1"),
         ({"n_colors": 3}, r"'n_colors'.*only to generated editions"),
         ({"edition": "generated", "ticket_turns": (6, 2)}, r"'ticket_turns'=6,2"),
         ({"edition": "generated", "ticket_turns": (0, 2)}, r"'ticket_turns'.*1\.\.8"),
@@ -111,3 +113,9 @@ def test_rules_are_hashable_and_labelled():
     assert hash(AirportScrambleRules()) == hash(AirportScrambleRules())
     assert AirportScrambleRules(grid_size=7).label() == "grid_size=7"
     assert "preplayed_rule" in AirportScrambleRules.describe_options()
+
+
+def test_a_replace_that_takes_the_whole_turn_is_allowed():
+    """AS-10: replace_cost may equal action_points (a replace is then a turn's only action)."""
+    assert AirportScrambleRules(action_points=1, replace_cost=1).replace_cost == 1
+    assert AirportScrambleRules(action_points=3, replace_cost=3, max_replace=1).max_replace == 1

@@ -65,12 +65,16 @@ def test_vector_env_illegal_actions():
     strict.reset(seed=0)
     with pytest.raises(ValueError, match=r"env 0: action 0 \(fly N 1\) is illegal"):
         strict.step(np.array([0, 0]))
-    with pytest.raises(ValueError, match="expected 2 actions"):
+    with pytest.raises(ValueError, match=r"actions must be integers of shape \(2,\)"):
         strict.step(np.array([0]))
-    with pytest.raises(ValueError, match="seed -1 is outside"):
+    with pytest.raises(ValueError, match=r"seed must be an integer in 0\.\.2\*\*64-1.*got -1"):
         AirportScrambleSB3VecEnv(num_envs=2, seed=-1).reset()
     with pytest.raises(ValueError, match="needs 2 seeds"):
         strict.reset(seed=[1, 2, 3])
+    with pytest.raises(ValueError, match=r"seed must be at most 2\*\*64-2 with 2 envs"):
+        strict.reset(seed=2**64 - 1)
+    with pytest.raises(ValueError, match=r"seed must be an integer in 0\.\.2\*\*64-1.*got 1\.5"):
+        strict.reset(seed=1.5)
 
 
 def test_sb3_vec_env_gives_terminal_observations_and_masks_through_env_method():
@@ -86,6 +90,8 @@ def test_sb3_vec_env_gives_terminal_observations_and_masks_through_env_method():
             ended += 1
             assert infos[i]["terminal_observation"].shape == obs[i].shape
             assert infos[i]["episode"]["l"] >= 1 and "TimeLimit.truncated" in infos[i]
+            assert infos[i]["episode"]["r"] == infos[i]["score"] and infos[i]["outcome"] in ("won", "failed")
+            assert infos[i]["episode"]["t"] >= 0
     assert ended > 0
     assert env.env_method("action_masks", indices=[2])[0].shape == (534,)
 
@@ -99,3 +105,53 @@ def test_maskable_ppo_trains_on_the_sb3_vec_env():
     model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=64, n_epochs=1, seed=0, verbose=0)
     model.learn(512)
     assert model.num_timesteps >= 256
+
+
+def test_gymnasium_record_episode_statistics_composes_with_the_native_vector_env():
+    """Gymnasium's conventions: the vector env emits no ``episode`` of its own, so the wrapper's
+    ``info["episode"]`` (same-step autoreset) holds each ended game's return and length."""
+    from gymnasium.wrappers.vector import RecordEpisodeStatistics
+
+    envs_ = RecordEpisodeStatistics(gym.make_vec(ID, num_envs=4, vectorization_mode="vector_entry_point", grid_size=5))
+    _, info = envs_.reset(seed=2)
+    rng = np.random.default_rng(2)
+    returns, lengths, ended = np.zeros(4), np.zeros(4, int), 0
+    for _ in range(80):
+        _, rewards, terminated, truncated, info = envs_.step(random_actions(info["action_mask"], rng))
+        returns += rewards
+        lengths += 1
+        for i in np.flatnonzero(terminated):
+            ended += 1
+            assert info["_episode"][i] and info["episode"]["l"][i] == lengths[i]
+            assert info["episode"]["r"][i] == returns[i] == info["final_info"]["score"][i]
+        returns[terminated], lengths[terminated] = 0, 0
+    assert ended > 0 and len(envs_.return_queue) == ended
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_make_vec_with_next_step_autoreset_gives_an_empty_mask_on_the_reset_step(mode):
+    """Gymnasium's sync/async vector envs reset a row on the step after its game ended: that row's
+    mask is all False and its action is ignored (docs/airport_scramble.md shows how to sample)."""
+    kwargs = {"grid_size": 5} if mode == "sync" else {"grid_size": 5, "vector_kwargs": {"context": "spawn"}}
+    envs_ = gym.make_vec(ID, num_envs=3, vectorization_mode=mode, **kwargs)
+    twin = gym.make_vec(ID, num_envs=3, vectorization_mode=mode, **kwargs)
+    assert envs_.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    _, info = envs_.reset(seed=4)
+    twin.reset(seed=4)
+    rng = np.random.default_rng(4)
+    ended = np.zeros(3, bool)
+    resets = 0
+    for _ in range(60):
+        mask = info["action_mask"]
+        assert np.array_equal(~mask.any(axis=1), ended)  # empty exactly on the reset step
+        actions = np.array([0 if e else rng.choice(np.flatnonzero(m)) for m, e in zip(mask, ended)])
+        other = actions.copy()
+        other[ended] = 7  # any action: the reset step ignores it
+        resets += ended.sum()
+        obs, _, terminated, truncated, info = envs_.step(actions)
+        twin_obs, *_ = twin.step(other)
+        assert np.array_equal(obs, twin_obs)
+        ended = terminated | truncated
+    assert resets > 0
+    envs_.close()
+    twin.close()
