@@ -1,8 +1,94 @@
-"""The one agent protocol: a batch of observations and legal masks in, a batch of actions out."""
+"""The one agent protocol: a batch of observations and legal masks in, a batch of actions out; and
+the typed knobs an agent declares for ``NAME:key=value`` specs."""
 
 from __future__ import annotations
 
+import dataclasses
+import math
+import numbers
+from typing import ClassVar
+
 import numpy as np
+
+_TRUE = ("on", "true", "yes", "1")
+_FALSE = ("off", "false", "no", "0")
+
+
+@dataclasses.dataclass(frozen=True)
+class Knob:
+    """One tunable parameter of an agent: its type (``bool``, ``int``, ``float`` or ``str``), its
+    allowed range ``lo..hi`` (numbers; inclusive; ``None`` = unbounded) and a one-line description.
+
+    ``parse`` turns a Python value or the text of an agent spec into the knob's type: booleans accept
+    on/off, true/false, yes/no, 1/0; numbers refuse text that is not a number, NaN, infinities and
+    values outside the range; an ``int`` knob refuses fractions; a ``str`` knob takes non-empty text."""
+
+    kind: type
+    lo: float | None = None
+    hi: float | None = None
+    doc: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in (bool, int, float, str):
+            raise TypeError(f"a knob is bool, int, float or str, not {self.kind!r}")
+
+    def describe(self) -> str:
+        """What the knob allows, e.g. ``an integer >= 1`` or ``on/off (true/false, 1/0)``."""
+        if self.kind is bool:
+            return "on/off (true/false, 1/0)"
+        if self.kind is str:
+            return "non-empty text"
+        noun = "an integer" if self.kind is int else "a finite number"
+        if self.kind is int and self.lo == 1 and self.hi is None:
+            return "a positive integer"
+        if self.lo is not None and self.hi is not None:
+            return f"{noun} in {self.lo:g}..{self.hi:g}"
+        if self.lo is not None:
+            return f"{noun} >= {self.lo:g}"
+        if self.hi is not None:
+            return f"{noun} <= {self.hi:g}"
+        return noun
+
+    def parse(self, value, where: str = "knob"):
+        """``value`` (Python value or text) as the knob's type; ``ValueError`` naming ``where`` and
+        what is allowed otherwise."""
+        bad = ValueError(f"{where} must be {self.describe()}, got {value!r}")
+        if self.kind is bool:
+            if isinstance(value, (bool, np.bool_)):
+                return bool(value)
+            text = str(value).strip().lower() if isinstance(value, (str, numbers.Integral)) else None
+            if text in _TRUE or text in _FALSE:
+                return text in _TRUE
+            raise bad
+        if self.kind is str:
+            if isinstance(value, str) and value.strip():
+                return value.strip()
+            raise bad
+        number = _number(value, self.kind)
+        if number is None or (self.lo is not None and number < self.lo) or (self.hi is not None and number > self.hi):
+            raise bad
+        return number
+
+
+def _number(value, kind: type) -> int | float | None:
+    """``value`` as a finite ``int`` / ``float``, or ``None`` if it is not one (bools are not numbers)."""
+    if isinstance(value, (bool, np.bool_)):
+        return None
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            return int(text, 10) if kind is int else _finite(float(text))
+        except ValueError:
+            return None
+    if isinstance(value, numbers.Integral):
+        return int(value) if kind is int else float(value)
+    if isinstance(value, numbers.Real) and kind is float:
+        return _finite(float(value))
+    return None
+
+
+def _finite(x: float) -> float | None:
+    return x if math.isfinite(x) else None
 
 
 class Agent:
@@ -14,11 +100,16 @@ class Agent:
     Agents that look ahead receive, through ``act(..., view=...)``, a game view that cannot reveal
     hidden information; the others ignore it. ``rules`` is the game's rules object (agents that
     reason about the game read the edition, costs, ... from it).
+
+    ``knobs`` declares the constructor's tunable keywords (besides ``seed`` and ``rules``) with their
+    types and ranges: ``agents.registry.make_agent`` checks ``NAME:key=value`` specs against it.
     """
 
     name = "agent"
     #: True for agents that need a look-ahead ``view`` in ``act``.
     needs_view = False
+    #: The tunable constructor keywords: name -> :class:`Knob`.
+    knobs: ClassVar[dict[str, Knob]] = {}
 
     def __init__(self, seed: int | None = 0, rules=None) -> None:
         self.rules = rules

@@ -1,77 +1,71 @@
-"""Agents by name: ``make_agent("airport-scramble", "search:budget=64", rules, seed)``.
+"""Agents by name: ``make_agent("airport-scramble", "search:rollouts=8,candidates=2", rules, seed)``.
 
-An agent spec is ``NAME`` or ``NAME:key=value,key=value`` (the parameters go to the agent's
-constructor as integers, floats or strings).
+A game's agents are ``random`` (every game) plus those its registry entry offers
+(``envs.spec(game).agents``). An agent spec is ``NAME`` or ``NAME:key=value,key=value``; each key is
+one of the agent class's declared :attr:`~agents.base.Agent.knobs`, and its value is checked against
+the knob's type and range (an error names the agent, the knob and what is allowed).
 """
 
 from __future__ import annotations
 
-import importlib
-import inspect
-
+import envs
+from agents import restricted
 from agents.base import Agent
+from agents.random import RandomAgent
+from envs.registry import load
 
-GAMES = ("airport-scramble", "flight-tycoon")
-
-# name -> "module:Class", per game.
-AGENTS: dict[str, dict[str, str]] = {
-    "airport-scramble": {
-        "random": "agents.random:RandomAgent",
-        "heuristic": "agents.airport_scramble.heuristic:HeuristicAgent",
-        "search": "agents.airport_scramble.search:SearchAgent",
-    },
-    "flight-tycoon": {
-        "random": "agents.random:RandomAgent",
-        "heuristic": "agents.flight_tycoon.heuristic:HeuristicAgent",
-        "search": "agents.flight_tycoon.search:SearchAgent",
-    },
-}
+#: The agent every game offers.
+RANDOM = "random"
+#: The trained agent every game offers (a MaskablePPO model; needs the ``train`` extra).
+PPO = "ppo"
 
 
 def agent_names(game: str) -> list[str]:
-    """The agent names available for ``game``."""
-    _check_game(game)
-    return list(AGENTS[game])
+    """The agent names available for ``game`` (``ValueError`` for an unknown game)."""
+    return [RANDOM, *envs.spec(game).agents, PPO]
 
 
-def parse_spec(spec: str) -> tuple[str, dict[str, object]]:
-    """``"search:budget=64,depth=3"`` → ``("search", {"budget": 64, "depth": 3})``."""
+def agent_class(game: str, name: str) -> type[Agent]:
+    """The class of agent ``name`` for ``game``; ``ValueError`` naming the available agents otherwise."""
+    offered = envs.spec(game).agents
+    if name == RANDOM:
+        return RandomAgent
+    if name == PPO:
+        return load("agents.ppo:PPOAgent")
+    if name not in offered:
+        raise ValueError(f"unknown agent {name!r} for {game}; available: {', '.join(agent_names(game))}")
+    return load(offered[name])
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """``"search:rollouts=8,candidates=2"`` → ``("search", {"rollouts": "8", "candidates": "2"})``
+    (values stay text: :func:`make_agent` types them by the agent's knobs)."""
     name, _, rest = spec.strip().partition(":")
-    params: dict[str, object] = {}
+    params: dict[str, str] = {}
     for item in filter(None, (p.strip() for p in rest.split(","))):
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
             raise ValueError(f"agent spec {spec!r}: parameter {item!r} is not of the form key=value")
-        params[key.strip()] = _number(value.strip())
+        params[key.strip()] = value.strip()
     return name, params
 
 
+def knob_values(game: str, name: str, params: dict) -> dict:
+    """``params`` (knob name -> text or Python value) typed and checked against agent ``name``'s knobs."""
+    cls = agent_class(game, name)
+    out = {}
+    for key, value in params.items():
+        if key not in cls.knobs:
+            raise ValueError(f"agent {name!r} ({game}) has no knob {key!r}; its knobs: "
+                             f"{', '.join(cls.knobs) or 'none'}")
+        out[key] = cls.knobs[key].parse(value, f"agent {name!r} ({game}): knob {key!r}")
+    return out
+
+
 def make_agent(game: str, spec: str, rules=None, seed: int | None = 0) -> Agent:
-    """Build the agent named by ``spec`` for ``game`` with its own seed; clear errors for bad specs."""
-    _check_game(game)
+    """Build the agent named by ``spec`` for ``game`` with its own seed; clear errors for bad specs.
+    ``restricted:base=AGENT,forbid=KIND[+KIND...],<base knobs>`` wraps any agent (``agents.restricted``)."""
     name, params = parse_spec(spec)
-    if name not in AGENTS[game]:
-        raise ValueError(f"unknown agent {name!r} for {game}; available: {', '.join(AGENTS[game])}")
-    module, _, cls_name = AGENTS[game][name].partition(":")
-    cls = getattr(importlib.import_module(module), cls_name)
-    allowed = [p for p in inspect.signature(cls.__init__).parameters if p not in ("self", "seed", "rules")]
-    unknown = sorted(set(params) - set(allowed))
-    if unknown:
-        raise ValueError(
-            f"agent {name!r} has no parameter {unknown[0]!r}; its parameters: {', '.join(allowed) or 'none'}"
-        )
-    return cls(seed=seed, rules=rules, **params)
-
-
-def _check_game(game: str) -> None:
-    if game not in AGENTS:
-        raise ValueError(f"unknown game {game!r}; available: {', '.join(GAMES)}")
-
-
-def _number(text: str) -> object:
-    for convert in (int, float):
-        try:
-            return convert(text)
-        except ValueError:
-            pass
-    return text
+    if name == restricted.NAME:
+        return restricted.make(game, params, rules, seed)
+    return agent_class(game, name)(seed=seed, rules=rules, **knob_values(game, name, params))

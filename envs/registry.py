@@ -48,6 +48,24 @@ class GameSpec:
     agents: dict[str, str] = dataclasses.field(default_factory=dict)
     #: Games ``aerodeck bench`` plays by default.
     bench_games: int = 10_000
+    #: The module of the game in words for ``aerodeck play`` / ``replay`` (typed moves, the menu, the
+    #: screen; the functions are listed in ``train/human.py``), or ``None``.
+    text: str | None = None
+    #: ``"module:function"``: the end-of-game figures the reports keep, or ``None``.
+    #: ``summary(core, state) -> dict`` for a batch of B finished games: ``"score"`` ``(B, n)`` (each
+    #: seat's final score, e.g. VP), ``"standing"`` ``(B, n)`` (higher is better; equal standings share
+    #: the win) and ``"tallies"``: ``{group: {item: (B,) numbers}}`` that the bench adds up over the
+    #: games (e.g. landings per square). ``None``: the score is the sum of a seat's rewards, the
+    #: standing the score, no tallies.
+    summary: str | None = None
+    #: The benches of ``aerodeck run`` on small budgets, weakest agent first: ``(seats, games)`` where
+    #: ``seats`` is a tuple of agent specs, one per seat. A solo game benches every entry's agent on
+    #: the same deals in one bench, each on its own game count; a multi-player game benches each entry
+    #: as its own seat-rotated tournament of that lineup (its length is the player count).
+    ladder: tuple[tuple[tuple[str, ...], int], ...] = ()
+    #: ``"module:NAME"``: the game's metric catalogue (``envs.common.metrics.Catalogue``) that
+    #: ``aerodeck compare / sweep / tune`` measure, or ``None``.
+    metrics: str | None = None
 
     @property
     def solo(self) -> bool:
@@ -91,6 +109,10 @@ class GameSpec:
         """The look-ahead view of the games of ``state`` for ``seats``."""
         return load(self.view)(core, state, seats)
 
+    def summary_of(self):
+        """The ``summary`` function (see the field), or ``None``."""
+        return None if self.summary is None else load(self.summary)
+
 
 GAMES: dict[str, GameSpec] = {
     spec.id: spec
@@ -102,6 +124,7 @@ GAMES: dict[str, GameSpec] = {
             core="envs.airport_scramble.core:AirportScrambleCore",
             env="envs.airport_scramble.env:AirportScrambleEnv",
             sb3="envs.airport_scramble.sb3:AirportScrambleSB3VecEnv",
+            text="envs.airport_scramble.text",
             view="envs.airport_scramble.view:SearchView",
             gym_id="aerodeck/AirportScramble-v0",
             agents={
@@ -109,6 +132,8 @@ GAMES: dict[str, GameSpec] = {
                 "search": "agents.airport_scramble.search:SearchAgent",
             },
             bench_games=10_000,
+            ladder=((("random",), 10_000), (("heuristic",), 2_000), (("search",), 100)),
+            metrics="envs.airport_scramble.metrics:CATALOGUE",
         ),
         GameSpec(
             id="flight-tycoon",
@@ -117,6 +142,7 @@ GAMES: dict[str, GameSpec] = {
             core="envs.flight_tycoon.core:FlightTycoonCore",
             env="envs.flight_tycoon.env:env",
             sb3="envs.flight_tycoon.sb3:FlightTycoonVecEnv",
+            text="envs.flight_tycoon.text",
             view="envs.flight_tycoon.view:SeatView",
             players=(3, 4, 5),
             players_option="n_players",
@@ -125,6 +151,10 @@ GAMES: dict[str, GameSpec] = {
                 "search": "agents.flight_tycoon.search:SearchAgent",
             },
             bench_games=1_200,
+            summary="envs.flight_tycoon.summary:summary",
+            ladder=((("heuristic", "random", "random", "random"), 2_000),
+                    (("search", "heuristic", "heuristic", "heuristic"), 200)),
+            metrics="envs.flight_tycoon.metrics:CATALOGUE",
         ),
     )
 }

@@ -1,28 +1,66 @@
 """``aerodeck bench``: policies over many games on the batched core, with intervals, tables and plots.
 
-Airport Scramble: every agent plays the same deals (game i has the same seed for every agent), so
-agents are compared game by game (paired differences). Flight Tycoon: seat-rotated tournaments
-(every agent plays every seat equally often), win rates, mean VP, a head-to-head matrix and
-OpenSkill ratings. The same ``--seed`` reproduces the same numbers exactly.
+A solo game: every agent plays the same deals (game i has the same seed for every agent), so agents
+are compared game by game (paired differences). A multi-player game: seat-rotated tournaments (every
+agent plays every seat equally often), win rates, mean scores, a head-to-head matrix and OpenSkill
+ratings. The same ``--seed`` reproduces the same numbers exactly. Games are played in chunks and
+their figures accumulated chunk by chunk, so any number of games runs in constant memory;
+``games.csv`` lists the first 1,000,000 games.
+
+The output folder (``--out``) is written as a whole at the end (see ``train/output.py``): a folder
+holding an earlier aerodeck output is replaced, any other non-empty folder refused without ``--force``.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 from rich.console import Console
+from tqdm.auto import tqdm
 
-from agents.registry import GAMES, agent_names, make_agent, parse_spec
+import envs
+from agents.registry import agent_names, make_agent, parse_spec
+from envs.common.checks import check_seed
 from train import report
-from train.play import game_seeds, play_solo, play_tournament
-from train.stats import Estimate, against_value, mean_ci
-from train.tournament import balanced_games, head_to_head, pair_results, ratings, schedule
+from train.output import OutputFolder
+from train.play import agent_seed, game_seeds, play_games
+from train.stats import Moments, against_value, mean_ci
+from train.tournament import Ratings, balanced_games, head_to_head, pair_results, schedule
 
-DEFAULT_GAMES = {"airport-scramble": 10_000, "flight-tycoon": 1_200}
+#: Games played (and accumulated) at once, at most; a multiple of the batch size is used.
+CHUNK = 1 << 16
+#: The most games one bench may play: counts stay exact in the float64 statistics.
+MAX_GAMES = 2**53
+
+
+def seed_arg(text: str) -> int:
+    """``--seed``: an integer in ``[0, 2**64)`` (the rule of :func:`envs.common.checks.check_seed`)."""
+    try:
+        return check_seed(int(text), "--seed")
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--seed must be an integer in 0..2**64-1, got {text!r}") from None
+
+
+def games_arg(text: str) -> int:
+    """``--games``: an integer in ``1..MAX_GAMES``."""
+    try:
+        return check_games(int(text), "--games")
+    except ValueError as err:
+        message = str(err) if text.strip().lstrip("+-").isdigit() else f"--games must be an integer, got {text!r}"
+        raise argparse.ArgumentTypeError(message) from None
+
+
+def check_games(n: int, what: str = "games") -> int:
+    """``n`` if it is a game count in ``1..MAX_GAMES``, else ``ValueError`` naming ``what`` and the limit."""
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_GAMES:
+        raise ValueError(f"{what} must be an integer in 1..{MAX_GAMES:,} (2**53: counts stay exact in the "
+                         f"statistics), got {n!r}")
+    return n
 
 
 def add_parser(sub) -> None:
@@ -33,20 +71,23 @@ def add_parser(sub) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("game", choices=GAMES)
+    p.add_argument("game", choices=envs.games())
     p.add_argument("--agent", dest="agents", action="append", metavar="SPEC",
-                   help="agent NAME or NAME:key=value,... (repeat for several; default: random). "
-                        "Airport Scramble: " + ", ".join(agent_names("airport-scramble"))
-                        + "; Flight Tycoon: " + ", ".join(agent_names("flight-tycoon")))
-    p.add_argument("--games", type=int, help="games per agent (Airport Scramble, default 10000) or in the "
-                   "tournament (Flight Tycoon, default 1200, rounded up to balance the seats)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents (default 0)")
-    p.add_argument("--players", type=int, help="Flight Tycoon: number of players (sets the n_players option)")
+                   help="agent NAME or NAME:key=value,... (repeat for several; default: random). Agents: "
+                        + "; ".join(f"{g}: {', '.join(agent_names(g))}" for g in envs.games()))
+    p.add_argument("--games", type=games_arg,
+                   help="games per agent (solo game) or in the tournament (multi-player game, rounded up to "
+                        "balance the seats); default per game: "
+                        + ", ".join(f"{g} {envs.spec(g).bench_games}" for g in envs.games()))
+    p.add_argument("--seed", type=seed_arg, default=0, help="seed of the deals and the agents, 0..2**64-1 (default 0)")
+    p.add_argument("--players", type=int, help="multi-player games: number of players (sets the game's player-count option)")
     p.add_argument("--lineup", metavar="SPEC,SPEC,...",
-                   help="Flight Tycoon: the agent of each seat, e.g. heuristic,random,random,random — rotated "
+                   help="multi-player games: the agent of each seat, e.g. heuristic,random,random,random — rotated "
                         "over the seats (default: the --agent list cycled over the seats and rotated)")
     add_rules_arguments(p)
     p.add_argument("--out", type=Path, help="output folder (default out/bench-<game>)")
+    p.add_argument("--force", action="store_true",
+                   help="replace --out even if it holds files that aerodeck did not write")
     p.add_argument("--batch-size", type=int, default=4096, help="games stepped at once (default 4096)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.set_defaults(func=main)
@@ -55,27 +96,26 @@ def add_parser(sub) -> None:
 def add_rules_arguments(p: argparse.ArgumentParser) -> None:
     """``--rules FILE [--table NAME]`` and repeated ``--rule key=value`` (shared by every tool that takes rules)."""
     p.add_argument("--rules", type=Path, metavar="FILE.toml", help="rule options from a TOML file")
-    p.add_argument("--table", metavar="NAME", help="the table of --rules FILE holding the options (e.g. variants.fast)")
+    p.add_argument("--table", metavar="NAME", help="the table of the --rules file holding the options (e.g. fast)")
     p.add_argument("--rule", dest="rule_items", action="append", default=[], metavar="KEY=VALUE",
                    help="a rule option (repeatable; applied after --rules)")
 
 
-def load_rules(game: str, rules_file: Path | None, items: list[str], table: str | None = None, **fixed):
-    """The rules object of ``game`` from a TOML file, then ``key=value`` items (they win over the file),
-    then ``fixed`` options (e.g. ``n_players`` from ``--players``; one contradicting a chosen option is an error)."""
-    if game == "airport-scramble":
-        from envs.airport_scramble.rules import AirportScrambleRules as Rules
-    else:
-        from envs.flight_tycoon.rules import FlightTycoonRules as Rules
-    from_file = Rules.from_toml(rules_file, table).to_strings() if rules_file else []
-    rules = Rules.from_strings(from_file + list(items))
-    for key, value in fixed.items():
-        if value is None:
-            continue
-        chosen = rules.changes().get(key)
-        if chosen is not None and chosen != value:
-            raise ValueError(f"--{key.replace('n_', '')} {value} contradicts the rule option {key}={chosen}")
-        rules = rules.replace(**{key: value})
+def load_rules(spec, rules_file: Path | None, items: list[str], table: str | None = None, players: int | None = None):
+    """The rules object of game ``spec`` from a TOML file, then ``key=value`` items (they win over the
+    file), then ``players`` (the game's player-count option; contradicting a chosen option is an error)."""
+    if table is not None and rules_file is None:
+        raise ValueError(f"--table {table} names a table of a rules file: give the file with --rules FILE")
+    rules_class = spec.rules_class()
+    from_file = rules_class.from_toml(rules_file, table).to_strings() if rules_file else []
+    rules = rules_class.from_strings(from_file + list(items))
+    if players is not None:
+        if spec.players_option is None:
+            raise ValueError(f"--players applies to multi-player games; {spec.id} is played solo")
+        chosen = rules.changes().get(spec.players_option)
+        if chosen is not None and chosen != players:
+            raise ValueError(f"--players {players} contradicts the rule option {spec.players_option}={chosen}")
+        rules = rules.replace(**{spec.players_option: players})
     return rules
 
 
@@ -90,160 +130,241 @@ def lineup_index(seat: str, specs: list[str]) -> int:
     return named[0]
 
 
-def main(args: argparse.Namespace) -> int:
-    """Run the benchmark described by the parsed command line; returns the exit status."""
-    if args.games is not None and args.games < 1:
-        raise ValueError(f"--games must be at least 1, got {args.games}")
-    if args.batch_size < 1:
-        raise ValueError(f"--batch-size must be at least 1, got {args.batch_size}")
-    if args.players is not None and args.game != "flight-tycoon":
-        raise ValueError("--players applies to flight-tycoon only")
-    out = args.out or Path("out") / f"bench-{args.game}"
-    report.check_output_folder(out)
-    rules = load_rules(args.game, args.rules, args.rule_items, args.table,
-                       **({"n_players": args.players} if args.game == "flight-tycoon" else {}))
-    lineup = None
-    if args.lineup is not None:
-        if args.game != "flight-tycoon":
-            raise ValueError("--lineup applies to flight-tycoon only")
-        seats = [x.strip() for x in args.lineup.split(",")]
-        if len(seats) != rules.n_players:
-            raise ValueError(f"--lineup names {len(seats)} seats, the game has {rules.n_players} players")
-        specs = args.agents or list(dict.fromkeys(seats))
-        lineup = [lineup_index(x, specs) for x in seats]
-    else:
-        specs = args.agents or ["random"]
-    if len(set(specs)) != len(specs):
-        raise ValueError(f"each --agent may be given once, got {specs}")
-    games = args.games or DEFAULT_GAMES[args.game]
-    per_agent_games = []
-    for i, spec in enumerate(specs):
-        spec, own_games = split_games(spec)
-        if own_games is not None and args.game == "flight-tycoon":
-            raise ValueError("games=N per agent applies to airport-scramble; a tournament plays --games games")
-        per_agent_games.append(own_games or games)
-    agents = [make_agent(args.game, split_games(spec)[0], rules, seed=args.seed + 1 + i) for i, spec in enumerate(specs)]
-    if args.game == "airport-scramble":
-        result = bench_airport_scramble(rules, specs, agents, per_agent_games, args.seed, args.batch_size,
-                                        not args.no_progress)
-    else:
-        result = bench_flight_tycoon(rules, specs, agents, games, args.seed, args.batch_size, not args.no_progress,
-                                     lineup=lineup)
-    report.write_bench(out, result)
-    Console(width=None if sys.stdout.isatty() else 120).print(report.bench_table(result))
-    print(f"wrote {', '.join(sorted(p.name for p in out.iterdir()))} to {out}/")
-    return 0
-
-
 def split_games(spec: str) -> tuple[str, int | None]:
-    """Take a bench-level ``games=N`` parameter out of an agent spec: ``("search:budget=8", 1000)``."""
+    """Take a bench-level ``games=N`` parameter out of an agent spec: ``("search:rollouts=8", 1000)``."""
     name, _, rest = spec.partition(":")
     params = [p for p in rest.split(",") if p.strip()]
     own = [p for p in params if p.split("=")[0].strip() == "games"]
     if not own:
         return spec, None
     value = own[-1].partition("=")[2].strip()
-    if not value.isdigit() or int(value) < 1:
-        raise ValueError(f"agent spec {spec!r}: games must be a positive integer, got {value!r}")
+    try:
+        count = check_games(int(value), f"agent spec {spec!r}: games")
+    except ValueError as err:
+        raise ValueError(str(err) if value.isdigit() else
+                         f"agent spec {spec!r}: games must be an integer in 1..{MAX_GAMES:,}, got {value!r}") from None
     kept = [p for p in params if p not in own]
-    return name + (":" + ",".join(kept) if kept else ""), int(value)
+    return name + (":" + ",".join(kept) if kept else ""), count
 
 
-def bench_airport_scramble(rules, names, agents, n_games, seed, batch_size=4096, progress=True) -> dict:
-    """Every agent plays the same deals (``n_games``: one count per agent, or one for all); the report dictionary.
+def main(args: argparse.Namespace) -> int:
+    """Run the benchmark described by the parsed command line; returns the exit status."""
+    spec = envs.spec(args.game)
+    if args.batch_size < 1:
+        raise ValueError(f"--batch-size must be at least 1, got {args.batch_size}")
+    if args.lineup is not None and spec.solo:
+        raise ValueError(f"--lineup applies to multi-player games; {spec.id} is played solo")
+    rules = load_rules(spec, args.rules, args.rule_items, args.table, players=args.players)
+    output = OutputFolder(args.out or Path("out") / f"bench-{spec.id}", force=args.force, command="bench")
+    lineup = None if args.lineup is None else [x.strip() for x in args.lineup.split(",")]
+    plan = Plan.build(spec, rules, args.agents, args.games, args.seed, lineup)
+    with output.writing() as folder:
+        result = plan.run(folder, batch_size=args.batch_size, progress=not args.no_progress)
+    print_result(result)
+    print(f"wrote {', '.join(output.files)} to {output.path}/")
+    return 0
+
+
+def print_result(result: dict) -> None:
+    """The bench's tables on the terminal."""
+    Console(width=None if sys.stdout.isatty() else 120).print(report.bench_table(result))
+
+
+class Plan:
+    """One bench, checked before any game is played: the game, rules, agents and game counts."""
+
+    def __init__(self, spec, rules, names, agents, counts, seed, lineup) -> None:
+        self.spec, self.rules, self.names, self.agents = spec, rules, names, agents
+        self.counts, self.seed, self.lineup = counts, seed, lineup
+
+    @classmethod
+    def build(cls, spec, rules, agent_specs: list[str] | None, games: int | None, seed: int,
+              lineup: list[str] | None = None) -> Plan:
+        """Parse the agent specs (``NAME:key=value,...``, for a solo game also ``games=N``) and the
+        ``lineup`` (agent spec or name per seat) into a plan; ``ValueError`` if bad."""
+        seed = check_seed(seed, "--seed")
+        games = check_games(games, "--games") if games is not None else spec.bench_games
+        seats = None
+        if lineup is not None:
+            names = list(lineup)
+            players = getattr(rules, spec.players_option) if spec.players_option else 1
+            if len(names) != players:
+                raise ValueError(f"--lineup names {len(names)} seats, the game has {players} players")
+            agent_specs = agent_specs or list(dict.fromkeys(names))
+            seats = [lineup_index(x, agent_specs) for x in names]
+            idle = [s for i, s in enumerate(agent_specs) if i not in seats]
+            if idle:
+                raise ValueError(f"--agent {idle[0]} has no seat in --lineup {','.join(names)}")
+        agent_specs = agent_specs or ["random"]
+        if len(set(agent_specs)) != len(agent_specs):
+            raise ValueError(f"each --agent may be given once, got {agent_specs}")
+        counts = []
+        for agent_spec in agent_specs:
+            own = split_games(agent_spec)[1]
+            if own is not None and not spec.solo:
+                raise ValueError("games=N per agent applies to solo games; a tournament plays --games games")
+            counts.append(own or games)
+        agents = [make_agent(spec.id, split_games(s)[0], rules, seed=agent_seed(seed, i))
+                  for i, s in enumerate(agent_specs)]
+        return cls(spec, rules, agent_specs, agents, counts, seed, seats)
+
+    def run(self, folder: Path, batch_size: int = 4096, progress: bool = True) -> dict:
+        """Play the bench, writing ``games.csv``, ``results.json`` and the plots into ``folder`` (made
+        if missing); the report dictionary."""
+        folder.mkdir(parents=True, exist_ok=True)
+        with open(folder / "games.csv", "w", newline="", encoding="utf-8") as f:
+            table = csv.writer(f)
+            if self.spec.solo:
+                result = bench_solo(self.spec, self.rules, self.names, self.agents, self.counts, self.seed,
+                                    batch_size=batch_size, progress=progress, table=table)
+            else:
+                result = bench_tournament(self.spec, self.rules, self.names, self.agents, self.counts[0], self.seed,
+                                          batch_size=batch_size, progress=progress, lineup=self.lineup, table=table)
+        report.write_bench(folder, result)
+        return result
+
+
+def _chunk(batch_size: int) -> int:
+    return max(1, CHUNK // batch_size) * batch_size
+
+
+def _number(x: float) -> str:
+    return f"{x:g}"
+
+
+def bench_solo(spec, rules, names, agents, counts, seed, *, batch_size=4096, progress=True, table=None) -> dict:
+    """Every agent plays the same deals (``counts``: games per agent); the report dictionary.
 
     Game i has the same seed for every agent, so two agents are compared on the games both played
-    (paired differences).
+    (paired differences). ``table``: a ``csv.writer`` for one row per game (the first
+    ``report.CSV_GAMES``): its seed and each agent's score.
     """
-    from agents.airport_scramble.view import make_view
-    from envs.airport_scramble.core import AirportScrambleCore
-
-    core = AirportScrambleCore(rules)
-    counts = [n_games] * len(agents) if isinstance(n_games, int) else list(n_games)
-    seeds = game_seeds(seed, max(counts))
-    scores, agents_out = {}, {}
-    for name, agent, count in zip(names, agents, counts):
-        start = time.perf_counter()
-        scores[name] = play_solo(core, agent, seeds[:count], batch_size=batch_size, progress=progress and name,
-                                 make_view=make_view)
-        seconds = time.perf_counter() - start
-        values, freq = np.unique(scores[name], return_counts=True)
+    core = spec.make_core(rules, check_actions=False)  # play_games checks every action
+    total = max(counts)
+    scores = {n: Moments() for n in names}
+    distribution: dict[str, dict[float, int]] = {n: {} for n in names}
+    seconds = dict.fromkeys(names, 0.0)
+    decisions = dict.fromkeys(names, 0)
+    gaps = {(a, b): Moments() for i, a in enumerate(names) for b in names[i + 1:]}
+    if table is not None:
+        table.writerow(["seed", *names])
+    with tqdm(total=sum(counts), unit="game", desc="games", disable=not progress, leave=False) as bar:
+        for start in range(0, total, _chunk(batch_size)):
+            stop = min(start + _chunk(batch_size), total)
+            seeds = game_seeds(seed, stop - start, start)
+            played = {}
+            for name, agent, count in zip(names, agents, counts):
+                if count <= start:
+                    continue
+                began = time.perf_counter()
+                games = play_games(core, [agent], seeds[: min(stop, count) - start], batch_size=batch_size,
+                                   progress=bar, make_view=spec.make_view)
+                seconds[name] += time.perf_counter() - began
+                played[name] = games["score"][:, 0]
+                scores[name].add(played[name])
+                decisions[name] += int(games["length"].sum())
+                values, freq = np.unique(played[name], return_counts=True)
+                for v, c in zip(values.tolist(), freq.tolist()):
+                    distribution[name][v] = distribution[name].get(v, 0) + c
+            for (a, b), gap in gaps.items():
+                both = min(len(played.get(a, ())), len(played.get(b, ())))
+                gap.add(played[b][:both] - played[a][:both] if both else ())  # paired: the same deals
+            if table is not None and start < report.CSV_GAMES:
+                rows = min(stop, report.CSV_GAMES) - start
+                columns = [seeds[:rows].tolist()] + [[_number(x) for x in played[n][:rows]] if n in played else []
+                                                     for n in names]
+                table.writerows([[c[j] if j < len(c) else "" for c in columns] for j in range(rows)])
+    agents_out = {}
+    for name, count in zip(names, counts):
         agents_out[name] = {
             "mean_score": mean_ci(scores[name]).to_dict(),
-            "score_distribution": {int(v): int(c) for v, c in zip(values, freq)},
+            "score_distribution": {_number(v): c for v, c in sorted(distribution[name].items())},
             "games": count,
-            "seconds": seconds,
-            "games_per_second": count / seconds,
+            "mean_length": decisions[name] / count,
+            "seconds": seconds[name],
+            "games_per_second": count / seconds[name],
+            "decisions_per_second": decisions[name] / seconds[name],
         }
-    comparisons = []
-    for i, a in enumerate(names):
-        for b in names[i + 1:]:
-            both = min(len(scores[a]), len(scores[b]))
-            gap = against_value(scores[b][:both] - scores[a][:both], 0.0)  # paired: the same deals
-            comparisons.append({"agent": b, "versus": a, "mean_score_difference": gap.to_dict()})
+    comparisons = [{"agent": b, "versus": a, "mean_score_difference": against_value(gap, 0.0).to_dict()}
+                   for (a, b), gap in gaps.items()]
     return {
-        "game": "airport-scramble", "rules": rules.to_dict(), "rules_label": rules.label(), "seed": seed,
-        "games": max(counts), "agents": agents_out, "comparisons": comparisons,
-        "per_game": {"seed": seeds.tolist(), **{n: s.tolist() for n, s in scores.items()}},
+        "game": spec.id, "title": spec.title, "players": 1, "rules": rules.to_dict(), "rules_label": rules.label(),
+        "seed": seed, "games": total, "games_csv_rows": min(total, report.CSV_GAMES), "agents": agents_out,
+        "comparisons": comparisons,
     }
 
 
-def bench_flight_tycoon(rules, names, agents, n_games, seed, batch_size=4096, progress=True, lineup=None) -> dict:
+def bench_tournament(spec, rules, names, agents, n_games, seed, *, batch_size=4096, progress=True, lineup=None,
+                     table=None) -> dict:
     """A seat-rotated tournament of ``n_games`` games (rounded up to balance seats); the report dictionary.
 
     ``lineup`` (agent index per seat, optional) fixes the table, rotated over the seats; by default
     the agents are cycled over the seats and rotated (:func:`train.tournament.seat_rotation`).
+    ``table``: a ``csv.writer`` for one row per game (the first ``report.CSV_GAMES``): its seed and
+    each seat's agent, score and win share.
     """
-    from envs.flight_tycoon.board import SQUARE_NAMES
-    from envs.flight_tycoon.core import FlightTycoonCore
-    from envs.flight_tycoon.knowledge import SeatView
-
-    core = FlightTycoonCore(rules)
-    n = rules.n_players
-    n_games = balanced_games(n_games, len(agents), n, lineup)
-    lineups = schedule(n_games, len(agents), n, lineup)
-    start = time.perf_counter()
-    outcome = play_tournament(core, agents, lineups, game_seeds(seed, n_games), batch_size=batch_size,
-                              progress=progress,
-                              make_view=lambda core, state, games, seats: SeatView(core, state, seats, games))
-    seconds = time.perf_counter() - start
-    standings = outcome["standing"]
-    win_share = outcome["win_share"]
-    agents_out = {}
-    for a, name in enumerate(names):
-        seats = lineups == a
-        per_game_win = (win_share * seats).sum(1)[seats.any(1)] / seats.sum(1)[seats.any(1)]
-        per_game_vp = (outcome["vp"] * seats).sum(1)[seats.any(1)] / seats.sum(1)[seats.any(1)]
-        win = against_value(per_game_win, 1.0 / n)
-        agents_out[name] = {
-            "win_rate": win.to_dict(),
-            "fair_share": 1.0 / n,
-            "mean_vp": mean_ci(per_game_vp).to_dict(),
-            "seats_played": int(seats.sum()),
-            "games": int(seats.any(1).sum()),
-        }
-    score, count = head_to_head(lineups, standings, len(names))
-    pairs = []
-    for i, a in enumerate(names):
-        for j, b in enumerate(names):
-            if i < j:
-                est: Estimate = against_value(pair_results(lineups, standings, i, j), 0.5)
-                pairs.append({"agent": a, "versus": b, "ahead_rate": est.to_dict()})
-    for name, r in ratings(lineups, standings, names).items():
-        agents_out[name]["rating"] = r
-    landings = outcome["tokens"].sum(0)
+    core = spec.make_core(rules, check_actions=False)  # play_games checks every action
+    n, A = core.n_players, len(agents)
+    n_games = balanced_games(n_games, A, n, lineup)
+    win = [Moments() for _ in names]
+    score = [Moments() for _ in names]
+    seats_played, games_played = np.zeros(A, np.int64), np.zeros(A, np.int64)
+    ahead, pairs = np.zeros((A, A)), np.zeros((A, A))
+    versus = {(i, j): Moments() for i in range(A) for j in range(i + 1, A)}
+    ratings = Ratings(names)
+    tallies: dict[str, dict[str, float]] = {}
+    if table is not None:
+        table.writerow(["seed", *[f"seat{s}_{c}" for c in ("agent", "score", "win_share") for s in range(n)]])
+    seconds = 0.0  # of play only, as for a solo game
+    with tqdm(total=n_games, unit="game", desc="games", disable=not progress, leave=False) as bar:
+        for start in range(0, n_games, _chunk(batch_size)):
+            stop = min(start + _chunk(batch_size), n_games)
+            lineups = schedule(n_games, A, n, lineup, start, stop)
+            seeds = game_seeds(seed, stop - start, start)
+            began = time.perf_counter()
+            out = play_games(core, agents, seeds, lineups, batch_size=batch_size, progress=bar,
+                             make_view=spec.make_view, summary=spec.summary_of())
+            seconds += time.perf_counter() - began
+            for a in range(A):
+                seats = lineups == a
+                has = seats.any(1)
+                per_seat = seats.sum(1)[has]
+                win[a].add((out["win_share"] * seats).sum(1)[has] / per_seat)
+                score[a].add((out["score"] * seats).sum(1)[has] / per_seat)
+                seats_played[a] += seats.sum()
+                games_played[a] += has.sum()
+            got_ahead, count = head_to_head(lineups, out["standing"], A)
+            ahead += got_ahead
+            pairs += count
+            for (i, j), m in versus.items():
+                m.add(pair_results(lineups, out["standing"], i, j))
+            ratings.update(lineups, out["standing"])
+            for group, items in out["tallies"].items():
+                sums = tallies.setdefault(group, {})
+                for item, v in items.items():
+                    sums[item] = sums.get(item, 0.0) + v
+            if table is not None and start < report.CSV_GAMES:
+                rows = min(stop, report.CSV_GAMES) - start
+                table.writerows([seed_, *[names[a] for a in lu], *map(_number, sc), *map(_number, ws)]
+                                for seed_, lu, sc, ws in zip(seeds[:rows].tolist(), lineups[:rows],
+                                                             out["score"][:rows], out["win_share"][:rows]))
+    rated = ratings.result()
+    agents_out = {
+        name: {"win_rate": against_value(win[a], 1.0 / n).to_dict(), "fair_share": 1.0 / n,
+               "mean_score": mean_ci(score[a]).to_dict(), "seats_played": int(seats_played[a]),
+               "games": int(games_played[a]), "rating": rated[name]}
+        for a, name in enumerate(names)
+    }
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.where(pairs > 0, ahead / pairs, -1.0)
     return {
-        "game": "flight-tycoon", "rules": rules.to_dict(), "rules_label": rules.label(), "seed": seed,
-        "games": n_games, "players": n, "lineup": None if lineup is None else [names[a] for a in lineup],
-        "seconds": seconds, "games_per_second": n_games / seconds,
-        "agents": agents_out, "head_to_head": {"agents": names, "ahead_rate": np.nan_to_num(score, nan=-1).tolist(),
-                                                "seat_pairs": count.tolist()},
-        "comparisons": pairs,
-        # the schedule map in use (FT-3, FT-11) and how the games ended (FT-12), all seats together
-        "landings_per_game": float(landings.sum() / n_games),
-        "landing_share": {name: float(x) for name, x in zip(SQUARE_NAMES, landings / max(landings.sum(), 1))},
-        "ended_by": {"empty_stock": float(np.mean(outcome["stock"] == 0)),
-                     "empty_deck": float(np.mean(outcome["deck"] == 0))},
-        "per_game": {"seed": game_seeds(seed, n_games).tolist(), "lineup": lineups.tolist(),
-                     "vp": outcome["vp"].tolist(), "win_share": win_share.tolist()},
+        "game": spec.id, "title": spec.title, "players": n, "rules": rules.to_dict(), "rules_label": rules.label(),
+        "seed": seed, "games": n_games, "games_csv_rows": min(n_games, report.CSV_GAMES),
+        "lineup": None if lineup is None else [names[a] for a in lineup],
+        "seconds": seconds, "games_per_second": n_games / seconds, "agents": agents_out,
+        "head_to_head": {"agents": names, "ahead_rate": rate.tolist(), "seat_pairs": pairs.tolist()},
+        "comparisons": [{"agent": names[i], "versus": names[j], "ahead_rate": against_value(m, 0.5).to_dict()}
+                        for (i, j), m in versus.items() if m.n],  # pairs that never met are left out
+        # the game's own tallies (e.g. where the planes landed, how the games ended), mean per game
+        "tallies": {g: {k: v / n_games for k, v in items.items()} for g, items in tallies.items()},
     }

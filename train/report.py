@@ -1,18 +1,13 @@
-"""Report files and tables for the tools: JSON, CSV and PNG plots written atomically, rich tables.
+"""Report files and tables of ``aerodeck bench``: JSON, the per-game CSV, PNG plots, rich tables.
 
-Files are first written as ``<name>.tmp`` in the output folder and renamed only once every file is
-complete, so an interrupted run never leaves a half-written report behind.
+Everything here writes into the folder it is given (a run's temporary folder,
+:class:`train.output.OutputFolder`); a bench result says whether it is a solo game (``players`` 1:
+scores on the same deals) or a tournament, so no game is named here.
 """
 
 from __future__ import annotations
 
-import contextlib
-import csv
-import io
-import itertools
 import json
-import os
-from collections.abc import Callable
 from pathlib import Path
 
 import matplotlib
@@ -23,105 +18,51 @@ import numpy as np  # noqa: E402
 from rich.console import Group  # noqa: E402
 from rich.table import Table  # noqa: E402
 
-
-def check_output_folder(out: Path) -> None:
-    """Refuse, before any long work, an output folder that cannot be made or written (``ValueError``)."""
-    out = Path(out)
-    existing = next(p for p in (out, *out.parents) if p.exists())
-    if not existing.is_dir():
-        raise ValueError(f"output folder {str(out)!r}: {str(existing)!r} is not a folder")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise ValueError(f"output folder {str(out)!r}: {str(existing)!r} is not writable")
+#: At most this many games get a row in ``games.csv`` (the first ones); every figure in
+#: ``results.json`` uses every game.
+CSV_GAMES = 1_000_000
 
 
-def write_files(out: Path, files: dict[str, Callable[[Path], None]]) -> None:
-    """Write ``files`` (name → writer taking a path) into folder ``out`` all-or-nothing."""
-    created = not out.exists()
-    out.mkdir(parents=True, exist_ok=True)
-    written: list[tuple[Path, Path]] = []
-    try:
-        for name, writer in files.items():
-            tmp = out / f"{name}.tmp"
-            written.append((tmp, out / name))
-            writer(tmp)
-    except BaseException:
-        for tmp, _ in written:
-            with contextlib.suppress(FileNotFoundError):
-                tmp.unlink()
-        if created:
-            with contextlib.suppress(OSError):
-                out.rmdir()
-        raise
-    for tmp, final in written:
-        os.replace(tmp, final)
+def _json_default(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
-def _json_writer(data) -> Callable[[Path], None]:
-    def default(value):
-        if isinstance(value, np.generic):
-            return value.item()
-        raise TypeError(f"{type(value).__name__} is not JSON serializable")
-
-    return lambda path: path.write_text(json.dumps(data, indent=2, default=default) + "\n", encoding="utf-8")
+def json_text(data) -> str:
+    """``data`` as indented JSON (numpy scalars as numbers)."""
+    return json.dumps(data, indent=2, default=_json_default) + "\n"
 
 
-def _csv_writer(header: list[str], rows) -> Callable[[Path], None]:
-    def write(path: Path) -> None:
-        buf = io.StringIO()
-        w = csv.writer(buf)
-        w.writerow(header)
-        w.writerows(rows)
-        path.write_text(buf.getvalue(), encoding="utf-8")
-
-    return write
-
-
-def _figure_writer(draw: Callable[[], plt.Figure]) -> Callable[[Path], None]:
-    def write(path: Path) -> None:
-        fig = draw()
-        try:
-            fig.savefig(path, format="png", dpi=110, bbox_inches="tight")
-        finally:
-            plt.close(fig)
-
-    return write
-
-
-# --- aerodeck bench ---------------------------------------------------------------------------------
-
-def write_bench(out: Path, result: dict) -> None:
-    """``results.json``, ``games.csv`` and the plots of a bench result (see ``train.bench``)."""
-    per_game = result["per_game"]
-    summary = {k: v for k, v in result.items() if k != "per_game"}
-    files: dict[str, Callable[[Path], None]] = {"results.json": _json_writer(summary)}
-    names = list(result["agents"])
-    if result["game"] == "airport-scramble":
-        rows = itertools.zip_longest(per_game["seed"], *(per_game[n] for n in names), fillvalue="")
-        files["games.csv"] = _csv_writer(["seed", *names], rows)
-        files["scores.png"] = _figure_writer(lambda: _score_plot(result, per_game))
+def write_bench(folder: Path, result: dict) -> None:
+    """``results.json`` and the plots of a bench result (``games.csv`` is written while playing)."""
+    (folder / "results.json").write_text(json_text(result), encoding="utf-8")
+    if result["players"] == 1:
+        _save(folder / "scores.png", _score_plot(result))
     else:
-        n = result["players"]
-        rows = (
-            [seed, *[names[a] for a in lineup], *vp, *share]
-            for seed, lineup, vp, share in zip(per_game["seed"], per_game["lineup"], per_game["vp"], per_game["win_share"])
-        )
-        header = ["seed", *[f"seat{s}_agent" for s in range(n)], *[f"seat{s}_vp" for s in range(n)],
-                  *[f"seat{s}_win_share" for s in range(n)]]
-        files["games.csv"] = _csv_writer(header, rows)
-        files["win_rates.png"] = _figure_writer(lambda: _win_plot(result))
-        files["head_to_head.png"] = _figure_writer(lambda: _h2h_plot(result))
-        files["landings.png"] = _figure_writer(lambda: _landing_plot(result))
-    write_files(out, files)
+        _save(folder / "win_rates.png", _win_plot(result))
+        _save(folder / "head_to_head.png", _h2h_plot(result))
+    if result.get("tallies"):
+        _save(folder / "tallies.png", _tally_plot(result))
 
 
-def _score_plot(result: dict, per_game: dict) -> plt.Figure:
+def _save(path: Path, fig: plt.Figure) -> None:
+    try:
+        fig.savefig(path, format="png", dpi=110, bbox_inches="tight")
+    finally:
+        plt.close(fig)
+
+
+def _score_plot(result: dict) -> plt.Figure:
     names = list(result["agents"])
     fig, (dist, means) = plt.subplots(1, 2, figsize=(11, 4))
-    top = max(max(per_game[n]) for n in names)
-    bins = np.arange(top + 2) - 0.5
-    for name in names:
-        dist.hist(per_game[name], bins=bins, alpha=0.55, label=name, density=True)
-    dist.set_xlabel("score (tickets completed)")
+    width = 0.8 / len(names)
+    for k, name in enumerate(names):
+        a = result["agents"][name]
+        values = np.array([float(v) for v in a["score_distribution"]])
+        counts = np.array(list(a["score_distribution"].values()), dtype=float)
+        dist.bar(values + (k - (len(names) - 1) / 2) * width, counts / a["games"], width=width, alpha=0.8, label=name)
+    dist.set_xlabel("score")
     dist.set_ylabel("share of games")
     dist.set_title("Score distribution")
     dist.legend()
@@ -130,7 +71,7 @@ def _score_plot(result: dict, per_game: dict) -> plt.Figure:
     errors = [[e["value"] - e["low"] for e in est], [e["high"] - e["value"] for e in est]]
     means.bar(names, values, yerr=errors, capsize=6, color="tab:blue", alpha=0.8)
     means.set_ylabel("mean score (95% CI)")
-    means.set_title(f"Airport Scramble, {result['games']} games, rules: {result['rules_label']}")
+    means.set_title(f"{result['title']}, {result['games']} games, rules: {result['rules_label']}")
     return fig
 
 
@@ -142,7 +83,8 @@ def _win_plot(result: dict) -> plt.Figure:
            yerr=[[e["value"] - e["low"] for e in est], [e["high"] - e["value"] for e in est]])
     ax.axhline(1.0 / result["players"], color="grey", linestyle="--", label="fair share")
     ax.set_ylabel("win rate per seat (95% CI)")
-    ax.set_title(f"Flight Tycoon, {result['players']} players, {result['games']} games, rules: {result['rules_label']}")
+    ax.set_title(f"{result['title']}, {result['players']} players, {result['games']} games, "
+                 f"rules: {result['rules_label']}")
     ax.legend()
     return fig
 
@@ -167,28 +109,30 @@ def _h2h_plot(result: dict) -> plt.Figure:
     return fig
 
 
-def _landing_plot(result: dict) -> plt.Figure:
-    share = result["landing_share"]
-    fig, ax = plt.subplots(figsize=(12, 4))
-    ax.bar(list(share), [100 * x for x in share.values()], color="tab:purple", alpha=0.8)
-    ax.set_ylabel("share of all landings (%)")
-    ax.set_title(f"Where the planes landed: {result['landings_per_game']:.1f} landings per game, "
-                 f"rules: {result['rules_label']}")
-    ax.tick_params(axis="x", labelrotation=60)
+def _tally_plot(result: dict) -> plt.Figure:
+    groups = result["tallies"]
+    fig, axes = plt.subplots(len(groups), 1, figsize=(12, 3.5 * len(groups)), squeeze=False)
+    for ax, (group, items) in zip(axes[:, 0], groups.items()):
+        ax.bar(list(items), list(items.values()), color="tab:purple", alpha=0.8)
+        ax.set_ylabel("mean per game")
+        ax.set_title(f"{group}: {sum(items.values()):.3g} per game, rules: {result['rules_label']}")
+        ax.tick_params(axis="x", labelrotation=60 if len(items) > 6 else 0)
+    fig.tight_layout()
     return fig
 
 
-def landing_line(result: dict) -> str:
-    """One line on the schedule map's use and how Flight Tycoon games ended (from a bench result)."""
-    share = sorted(result["landing_share"].items(), key=lambda kv: -kv[1])
-    ended = result["ended_by"]
+def tally_line(group: str, items: dict[str, float]) -> str:
+    """One line on a tally group (mean per game of each item): all items if few, else the total and
+    the most and least frequent."""
+    ranked = sorted(items.items(), key=lambda kv: -kv[1])
 
-    def listed(items):
-        return ", ".join(f"{name} {x:.1%}" for name, x in items)
+    def listed(pairs):
+        return ", ".join(f"{name} {x:.3g}" for name, x in pairs)
 
-    return (f"Landings per game {result['landings_per_game']:.1f}; games ended by an empty stock "
-            f"{ended['empty_stock']:.1%}, by an empty deck {ended['empty_deck']:.1%}. Most used squares: "
-            f"{listed(share[:3])}; least: {listed(share[-2:])}.")
+    if len(ranked) <= 4:
+        return f"{group} (mean per game): {listed(ranked)}."
+    return (f"{group} (mean per game): {sum(items.values()):.3g} in all; most {listed(ranked[:3])}; "
+            f"least {listed(ranked[-2:])}.")
 
 
 def p_text(p: float) -> str:
@@ -197,15 +141,16 @@ def p_text(p: float) -> str:
 
 
 def bench_table(result: dict) -> Group:
-    """Rich tables summarising a bench result: one row per agent, then the pairwise comparisons."""
-    if result["game"] == "airport-scramble":
-        table = Table(title=f"Airport Scramble — rules: {result['rules_label']}, seed {result['seed']}")
+    """Rich tables summarising a bench result: one row per agent, the pairwise comparisons, the tallies."""
+    tallies = [tally_line(g, items) for g, items in result.get("tallies", {}).items()]
+    if result["players"] == 1:
+        table = Table(title=f"{result['title']} — rules: {result['rules_label']}, seed {result['seed']}")
         for col in ("agent", "games", "mean score", "95% CI", "max", "games/s"):
             table.add_column(col, justify="right" if col != "agent" else "left")
         for name, a in result["agents"].items():
             m = a["mean_score"]
             table.add_row(name, str(a["games"]), f"{m['value']:.3f}", f"[{m['low']:.3f}, {m['high']:.3f}]",
-                          str(max(map(int, a["score_distribution"]))), f"{a['games_per_second']:,.0f}")
+                          f"{max(map(float, a['score_distribution'])):g}", f"{a['games_per_second']:,.0f}")
         pairs = Table(title="Paired differences (same deals)")
         for col in ("agent", "versus", "games", "mean score difference", "95% CI", "p"):
             pairs.add_column(col, justify="right" if col not in ("agent", "versus") else "left")
@@ -213,15 +158,15 @@ def bench_table(result: dict) -> Group:
             d = c["mean_score_difference"]
             pairs.add_row(c["agent"], c["versus"], str(d["n"]), f"{d['value']:+.3f}",
                           f"[{d['low']:+.3f}, {d['high']:+.3f}]", p_text(d['p_value']))
-        return Group(table, pairs) if result["comparisons"] else Group(table)
-    table = Table(title=f"Flight Tycoon — {result['players']} players, {result['games']} games (seat-rotated), "
+        return Group(table, *([pairs] if result["comparisons"] else []), *tallies)
+    table = Table(title=f"{result['title']} — {result['players']} players, {result['games']} games (seat-rotated), "
                         f"rules: {result['rules_label']}, seed {result['seed']}")
-    for col in ("agent", "seats", "win rate", "95% CI", "mean VP", "rating μ ± σ"):
+    for col in ("agent", "seats", "win rate", "95% CI", "mean score", "rating μ ± σ"):
         table.add_column(col, justify="right" if col != "agent" else "left")
     for name, a in result["agents"].items():
         w = a["win_rate"]
         table.add_row(name, str(a["seats_played"]), f"{w['value']:.3f}", f"[{w['low']:.3f}, {w['high']:.3f}]",
-                      f"{a['mean_vp']['value']:.1f}", f"{a['rating']['mu']:.1f} ± {a['rating']['sigma']:.1f}")
+                      f"{a['mean_score']['value']:.1f}", f"{a['rating']['mu']:.1f} ± {a['rating']['sigma']:.1f}")
     pairs = Table(title="Head to head: P(agent finishes ahead of opponent), games with both")
     for col in ("agent", "versus", "games", "ahead rate", "95% CI", "p (vs 0.5)"):
         pairs.add_column(col, justify="right" if col not in ("agent", "versus") else "left")
@@ -229,4 +174,4 @@ def bench_table(result: dict) -> Group:
         d = c["ahead_rate"]
         pairs.add_row(c["agent"], c["versus"], str(d["n"]), f"{d['value']:.3f}",
                       f"[{d['low']:.3f}, {d['high']:.3f}]", p_text(d['p_value']))
-    return Group(table, *([pairs] if result["comparisons"] else []), landing_line(result))
+    return Group(table, *([pairs] if result["comparisons"] else []), *tallies)

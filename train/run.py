@@ -1,198 +1,158 @@
 """``aerodeck run``: the main job on built-in defaults.
 
-1. Plays a batch of Airport Scramble games with the random agent on the batched core and prints a
-   score summary (mean with 95% confidence interval, the score distribution, games and steps per
-   second).
-2. The agent ladder on small budgets (``--no-ladder`` skips it): ``aerodeck bench`` of random <
-   heuristic < search on Airport Scramble (the same rule options), and of heuristic vs three random
-   players and search vs three heuristic players in 4-player Flight Tycoon, seat-rotated. Tables on
-   the terminal; JSON, CSV and plots under ``--out``. The README's results table comes from the same
-   benches at full budgets.
+1. Plays games of the first solo game of the registry (Airport Scramble) with the random agent on the
+   batched core and prints a score summary: mean with a 95% Student-t interval, the score
+   distribution, games and decisions per second. ``--rule`` / ``--rules`` set its rule options.
+2. The agent ladder on small budgets (``--no-ladder`` skips it): the benches each game's registry
+   entry lists (``GameSpec.ladder``) — random < heuristic < search on Airport Scramble (with the same
+   rule options), heuristic vs three random players and search vs three heuristic players in
+   4-player Flight Tycoon, seat-rotated. Tables on the terminal; JSON, CSV and plots under ``--out``
+   (a folder replaced as a whole when the run ends, see ``aerodeck bench --help``). The README's
+   results table comes from the same benches at full budgets.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import math
-import time
+import contextlib
 from pathlib import Path
 
-import numpy as np
+from rich.console import Console
+from rich.table import Table
 
-from agents.random import RandomAgent
-from envs.airport_scramble.core import AirportScrambleCore
-from envs.airport_scramble.rules import AirportScrambleRules
-from train.bench import add_rules_arguments, load_rules
+import envs
+from train.bench import Plan, add_rules_arguments, bench_solo, games_arg, load_rules, print_result, seed_arg
+from train.output import OutputFolder, check_file, write_file
+from train.report import json_text
+
+
+def main_game():
+    """The game ``aerodeck run`` plays: the first solo game of the registry."""
+    return next(envs.spec(g) for g in envs.games() if envs.spec(g).solo)
 
 
 def add_parser(subparsers) -> None:
     """Register ``aerodeck run``."""
+    spec = main_game()
     parser = subparsers.add_parser(
         "run",
-        help="the main job: random Airport Scramble games summarised, then the agent ladder of both games",
+        help=f"the main job: random {spec.title} games summarised, then the agent ladder of every game",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="rule options:\n" + AirportScrambleRules.describe_options(),
+        epilog=f"{spec.title} rule options:\n" + spec.rules_class().describe_options(),
     )
-    parser.add_argument("--games", type=int, default=20_000, help="games to play (default 20000)")
+    parser.add_argument("--games", type=games_arg, default=20_000, help="games to play (default 20000)")
     parser.add_argument("--batch", type=int, default=4096, help="games played at once (default 4096)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the games and the agent (default 0)")
+    parser.add_argument("--seed", type=seed_arg, default=0,
+                        help="seed of the games and the agents, 0..2**64-1 (default 0)")
     add_rules_arguments(parser)
-    parser.add_argument("--json", metavar="FILE", help="also write the summary as JSON")
+    parser.add_argument("--json", type=Path, metavar="FILE", help="also write the summary as JSON")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--no-ladder", action="store_true", help="only the random games, no agent ladder")
     parser.add_argument("--out", type=Path, default=Path("out/run"),
                         help="folder of the ladder's benches (default out/run)")
+    parser.add_argument("--force", action="store_true",
+                        help="replace --out even if it holds files that aerodeck did not write")
     parser.set_defaults(func=run)
 
 
-#: The agent ladder: (output folder, ``aerodeck bench`` arguments). Small budgets — about a minute.
-LADDER = [
-    ("airport-scramble", ["airport-scramble", "--agent", "random", "--agent", "heuristic:games=2000",
-                          "--agent", "search:games=100", "--games", "10000"]),
-    ("flight-tycoon-heuristic-vs-random", ["flight-tycoon", "--players", "4", "--agent", "heuristic", "--agent", "random",
-                                           "--lineup", "heuristic,random,random,random", "--games", "2000"]),
-    ("flight-tycoon-search-vs-heuristic", ["flight-tycoon", "--players", "4", "--agent", "search", "--agent", "heuristic",
-                                           "--lineup", "search,heuristic,heuristic,heuristic", "--games", "200"]),
-]
+def ladder_plans(spec, rules, seed: int) -> list[tuple[str, Plan]]:
+    """The ladder benches of game ``spec`` (``GameSpec.ladder``) as (folder name, plan); ``rules``:
+    the rules of a solo game's bench (default rules if ``None``)."""
+    if not spec.ladder:
+        return []
+    if spec.solo:
+        agents = [seats[0] if i == 0 else f"{seats[0]}{',' if ':' in seats[0] else ':'}games={games}"
+                  for i, (seats, games) in enumerate(spec.ladder)]
+        return [(spec.id, Plan.build(spec, rules if rules is not None else spec.make_rules(), agents, spec.ladder[0][1], seed))]
+    plans = []
+    for seats, games in spec.ladder:
+        table_rules = spec.make_rules(**{spec.players_option: len(seats)})
+        folder = f"{spec.id}-" + "-vs-".join(dict.fromkeys(seats))
+        plans.append((folder, Plan.build(spec, table_rules, None, games, seed, lineup=list(seats))))
+    return plans
 
 
-def play_random(rules: AirportScrambleRules, games: int, batch: int, seed: int, progress: bool = True) -> dict:
-    """Play ``games`` games (game i from seed ``seed * 2**32 + i``) with :class:`RandomAgent`,
-    ``batch`` at a time. Returns ``scores``, ``lengths`` (int arrays, by game), ``won`` (bool array),
-    ``seconds`` and ``steps``."""
-    if games < 1 or batch < 1:
-        raise ValueError("--games and --batch must be positive")
-    core = AirportScrambleCore(rules)
-    agent = RandomAgent(seed)
-    batch = min(batch, games)
-    base = seed * 2**32
-    state = core.init(np.arange(batch) + base)
-    game_of_row = np.arange(batch)
-    started = batch
-    lengths_now = np.zeros(batch, np.int64)
-    scores = np.zeros(games, np.int64)
-    lengths = np.zeros(games, np.int64)
-    won = np.zeros(games, bool)
-    finished = 0
-    steps = 0
-    width = -(-core.n_actions // 8) * 8
-    mask_buffer = np.zeros((batch, width), bool)
-    mask = mask_buffer[:, : core.n_actions]
-    obs = np.zeros((batch, core.obs_size), np.float32)
-    live = np.ones(batch, bool)
-    bar = _progress(games, progress)
-    start = time.perf_counter()
-    while finished < games:
-        core.legal_mask(state, out=mask)
-        core.observe(state, out=obs)
-        core.step(state, agent.act(obs, mask_buffer)[: batch])
-        steps += int(live.sum())
-        lengths_now += live
-        ended = np.flatnonzero(state.done & live)
-        if ended.size:
-            ids = game_of_row[ended]
-            scores[ids] = state.score[ended]
-            lengths[ids] = lengths_now[ended]
-            won[ids] = state.ticket[ended] < 0
-            finished += ended.size
-            bar.update(ended.size)
-            fresh = ended[: max(0, games - started)]
-            if fresh.size:
-                core.reset(state, fresh, np.arange(started, started + fresh.size) + base)
-                game_of_row[fresh] = np.arange(started, started + fresh.size)
-                lengths_now[fresh] = 0
-                started += fresh.size
-            live[ended[fresh.size :]] = False
-    bar.close()
-    return {"scores": scores, "lengths": lengths, "won": won, "seconds": time.perf_counter() - start, "steps": steps}
+def run(args: argparse.Namespace) -> int:
+    """Entry point of ``aerodeck run``."""
+    spec = main_game()
+    if args.batch < 1:
+        raise ValueError(f"--batch must be at least 1, got {args.batch}")
+    rules = load_rules(spec, args.rules, args.rule_items, args.table)
+    json_path = check_file(args.json, "--json") if args.json is not None else None
+    output, ladder = None, []
+    if not args.no_ladder:
+        output = OutputFolder(args.out, force=args.force, command="run")
+        if json_path is not None and json_path.resolve().is_relative_to(args.out.resolve()):
+            raise ValueError(f"--json {str(json_path)!r} lies inside --out {str(args.out)!r}, which is replaced as a whole")
+        ladder = [entry for g in envs.games()
+                  for entry in ladder_plans(envs.spec(g), rules if g == spec.id else None, args.seed)]
+    random = Plan.build(spec, rules, ["random"], args.games, args.seed)
+    progress = not args.no_progress
+    with output.writing() if output is not None else contextlib.nullcontext() as folder:
+        result = bench_solo(spec, rules, random.names, random.agents, random.counts, args.seed,
+                            batch_size=args.batch, progress=progress)
+        summary = summarise(result)
+        print_summary(summary)
+        for name, plan in ladder:
+            print_result(plan.run(folder / name, batch_size=args.batch, progress=progress))
+    if json_path is not None:
+        write_file(json_path, json_text(summary))
+        print(f"wrote {json_path}")
+    if output is not None:
+        print(f"wrote {', '.join(output.files)} to {output.path}/")
+    return 0
 
 
-def _progress(total: int, enabled: bool):
-    from tqdm import tqdm
+def median(distribution: dict[str, int]) -> float:
+    """The median of scores given as ``{score: games}``."""
+    pairs = sorted((float(v), c) for v, c in distribution.items())
+    n = sum(c for _, c in pairs)
 
-    return tqdm(total=total, unit="game", desc="playing", disable=not enabled, leave=False)
+    def at(rank: int) -> float:  # the score of the rank-th lowest game (from 0)
+        seen = 0
+        for value, count in pairs:
+            seen += count
+            if rank < seen:
+                return value
+        raise AssertionError(rank)
+
+    return (at((n - 1) // 2) + at(n // 2)) / 2
 
 
-def summarise(result: dict, rules: AirportScrambleRules) -> dict:
-    """Mean score with a 95% confidence interval (normal approximation), distribution, speed."""
-    scores = result["scores"]
-    n = len(scores)
-    mean = float(scores.mean())
-    half = 1.96 * float(scores.std(ddof=1)) / math.sqrt(n) if n > 1 else float("nan")
-    values, counts = np.unique(scores, return_counts=True)
+def summarise(result: dict) -> dict:
+    """The random games' summary from a solo bench of the random agent."""
+    a = result["agents"]["random"]
     return {
-        "rules": rules.to_dict(),
-        "label": rules.label(),
-        "agent": "random",
-        "games": n,
-        "mean_score": mean,
-        "ci95": [mean - half, mean + half],
-        "median_score": float(np.median(scores)),
-        "max_score": int(scores.max()),
-        "won": int(result["won"].sum()),
-        "distribution": {int(v): int(c) for v, c in zip(values, counts)},
-        "mean_length": float(result["lengths"].mean()),
-        "seconds": result["seconds"],
-        "games_per_second": n / result["seconds"],
-        "steps_per_second": result["steps"] / result["seconds"],
+        "game": result["game"], "title": result["title"], "rules": result["rules"], "rules_label": result["rules_label"],
+        "agent": "random", "seed": result["seed"], "games": a["games"], "mean_score": a["mean_score"],
+        "median_score": median(a["score_distribution"]), "max_score": max(map(float, a["score_distribution"])),
+        "score_distribution": a["score_distribution"], "mean_length": a["mean_length"], "seconds": a["seconds"],
+        "games_per_second": a["games_per_second"], "decisions_per_second": a["decisions_per_second"],
     }
 
 
 def print_summary(summary: dict) -> None:
     """The summary as tables on the terminal."""
-    from rich.console import Console
-    from rich.table import Table
-
     console = Console()
-    lo, hi = summary["ci95"]
-    console.print(f"[bold]Airport Scramble[/bold] · rules: {summary['label']} · agent: random")
+    m = summary["mean_score"]
+    console.print(f"[bold]{summary['title']}[/bold] · rules: {summary['rules_label']} · agent: random")
     console.print(
-        f"{summary['games']} games · mean score {summary['mean_score']:.3f} "
-        f"(95% CI {lo:.3f} – {hi:.3f}) · median {summary['median_score']:g} · best {summary['max_score']} · "
-        f"won {summary['won']} · mean length {summary['mean_length']:.1f} decisions"
+        f"{summary['games']} games · mean score {m['value']:.3f} (95% CI {m['low']:.3f} – {m['high']:.3f}) · "
+        f"median {summary['median_score']:g} · best {summary['max_score']:g} · "
+        f"mean length {summary['mean_length']:.1f} decisions"
     )
     table = Table(title="score distribution")
     table.add_column("score", justify="right")
     table.add_column("games", justify="right")
     table.add_column("share", justify="right")
     table.add_column("")
-    top = max(summary["distribution"].values())
-    for score, count in summary["distribution"].items():
+    top = max(summary["score_distribution"].values())
+    for score, count in summary["score_distribution"].items():
         share = count / summary["games"]
-        table.add_row(str(score), str(count), f"{share:.1%}", "█" * max(1, round(30 * count / top)))
+        table.add_row(score, str(count), f"{share:.1%}", "█" * max(1, round(30 * count / top)))
     console.print(table)
     console.print(
-        f"{summary['games_per_second']:,.0f} games/s · {summary['steps_per_second']:,.0f} steps/s "
+        f"{summary['games_per_second']:,.0f} games/s · {summary['decisions_per_second']:,.0f} decisions/s "
         f"({summary['seconds']:.2f} s)"
     )
-
-
-def run(args: argparse.Namespace) -> int:
-    """Entry point of ``aerodeck run``."""
-    from train.report import check_output_folder
-
-    rules = load_rules("airport-scramble", args.rules, args.rule_items, args.table)
-    if args.json:
-        check_output_folder(Path(args.json).parent)
-    if not args.no_ladder:
-        check_output_folder(args.out)
-    result = play_random(rules, args.games, args.batch, args.seed, progress=not args.no_progress)
-    summary = summarise(result, rules)
-    print_summary(summary)
-    if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(summary, indent=2))
-    if args.no_ladder:
-        return 0
-    from train import cli
-
-    as_rules = [f"--rule={item}" for item in rules.to_strings()]
-    for folder, argv in LADDER:
-        extra = as_rules if argv[0] == "airport-scramble" else []
-        status = cli.main(["bench", *argv, *extra, "--seed", str(args.seed), "--out", str(args.out / folder),
-                           *(["--no-progress"] if args.no_progress else [])])
-        if status:
-            return status
-    return 0

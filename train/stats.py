@@ -38,29 +38,59 @@ class Estimate:
         return f"{self.value:.4g} [{self.low:.4g}, {self.high:.4g}]"
 
 
+@dataclasses.dataclass
+class Moments:
+    """Running count, mean, sum of squared deviations and range of samples, added batch by batch
+    (Chan et al.'s parallel update), so an interval over any number of samples needs constant memory."""
+
+    n: int = 0
+    mean: float = 0.0
+    m2: float = 0.0
+    low: float = math.inf
+    high: float = -math.inf
+
+    @classmethod
+    def of(cls, samples) -> Moments:
+        """The moments of ``samples`` (any real dtype, any shape; flattened)."""
+        return cls().add(samples)
+
+    def add(self, samples) -> Moments:
+        """Take in more samples (in place); returns ``self``."""
+        x = np.asarray(samples, dtype=np.float64).ravel()
+        if x.size == 0:
+            return self
+        n, mean = x.size, float(x.mean())
+        m2 = float(((x - mean) ** 2).sum())
+        total = self.n + n
+        delta = mean - self.mean
+        self.mean += delta * n / total
+        self.m2 += m2 + delta * delta * self.n * n / total
+        self.n = total
+        self.low, self.high = min(self.low, float(x.min())), max(self.high, float(x.max()))
+        return self
+
+    def constant(self) -> bool:
+        """Whether the samples are equal up to rounding."""
+        return self.high - self.low <= 1e-12 * max(1.0, abs(self.low), abs(self.high))
+
+    def std(self) -> float:
+        """The sample standard deviation (``ddof=1``)."""
+        return math.sqrt(max(self.m2, 0.0) / (self.n - 1))
+
+
+def _moments(samples) -> Moments:
+    return samples if isinstance(samples, Moments) else Moments.of(samples)
+
+
 def mean_ci(samples, level: float = 0.95) -> Estimate:
-    """Mean of ``samples`` (1-D, any real dtype) with a Student-t confidence interval."""
-    x = np.asarray(samples, dtype=np.float64).ravel()
-    n = x.size
-    if n == 0:
+    """Mean of ``samples`` (1-D, any real dtype, or their :class:`Moments`) with a Student-t confidence interval."""
+    m = _moments(samples)
+    if m.n == 0:
         raise ValueError("mean_ci needs at least one sample")
-    mean = float(x.mean())
-    if n == 1 or constant(x):
-        return Estimate(mean, mean, mean, n, level)
-    half = float(stats.t.ppf(0.5 + level / 2, n - 1) * x.std(ddof=1) / math.sqrt(n))
-    return Estimate(mean, mean - half, mean + half, n, level)
-
-
-def difference_ci(a, b, level: float = 0.95) -> Estimate:
-    """Mean of ``a`` minus mean of ``b`` (independent samples): Welch's t interval and p-value."""
-    a = np.asarray(a, dtype=np.float64).ravel()
-    b = np.asarray(b, dtype=np.float64).ravel()
-    diff = float(a.mean() - b.mean())
-    if a.var() == 0 and b.var() == 0:
-        return Estimate(diff, diff, diff, a.size + b.size, level, 1.0 if diff == 0 else 0.0)
-    res = stats.ttest_ind(a, b, equal_var=False)
-    ci = res.confidence_interval(level)
-    return Estimate(diff, float(ci.low), float(ci.high), a.size + b.size, level, float(res.pvalue))
+    if m.n == 1 or m.constant():
+        return Estimate(m.mean, m.mean, m.mean, m.n, level)
+    half = float(stats.t.ppf(0.5 + level / 2, m.n - 1) * m.std() / math.sqrt(m.n))
+    return Estimate(m.mean, m.mean - half, m.mean + half, m.n, level)
 
 
 def proportion_ci(successes: int, n: int, level: float = 0.95) -> Estimate:
@@ -72,16 +102,13 @@ def proportion_ci(successes: int, n: int, level: float = 0.95) -> Estimate:
 
 
 def against_value(samples, value: float, level: float = 0.95) -> Estimate:
-    """Mean of ``samples`` with its interval and the two-sided one-sample t-test p-value against ``value``."""
-    est = mean_ci(samples, level)
-    x = np.asarray(samples, dtype=np.float64).ravel()
-    if constant(x):  # no spread: the t-test is undefined
+    """Mean of ``samples`` (or their :class:`Moments`) with its interval and the two-sided one-sample
+    t-test p-value against ``value``."""
+    m = _moments(samples)
+    est = mean_ci(m, level)
+    if m.constant():  # no spread: the t-test is undefined
         p = 1.0 if math.isclose(est.value, value, rel_tol=1e-12, abs_tol=1e-12) else 0.0
     else:
-        p = float(stats.ttest_1samp(x, value).pvalue)
+        t = (m.mean - value) / (m.std() / math.sqrt(m.n))
+        p = float(2 * stats.t.sf(abs(t), m.n - 1))
     return dataclasses.replace(est, p_value=p)
-
-
-def constant(x: np.ndarray) -> bool:
-    """Whether the samples ``x`` (float64, 1-D, not empty) are equal up to rounding."""
-    return float(np.ptp(x)) <= 1e-12 * max(1.0, float(np.abs(x).max()))

@@ -40,8 +40,10 @@ def lineup_rotation(lineup: list[int]) -> np.ndarray:
     return np.array([lineup[-r:] + lineup[:-r] if r else list(lineup) for r in range(n)], dtype=np.int64)
 
 
-def schedule(n_games: int, n_agents: int, n_seats: int, lineup: list[int] | None = None) -> np.ndarray:
-    """Lineups for ``n_games`` games, ``int64 (n_games, n_seats)``: the rotation repeated.
+def schedule(n_games: int, n_agents: int, n_seats: int, lineup: list[int] | None = None,
+             start: int = 0, stop: int | None = None) -> np.ndarray:
+    """The lineups of games ``start .. stop-1`` (default all) of a tournament of ``n_games`` games,
+    ``int64 (stop - start, n_seats)``: the rotation repeated (game i plays rotation row i mod its length).
 
     Raises ``ValueError`` unless ``n_games`` is a multiple of the rotation length (so that the seat
     balance is exact); :func:`balanced_games` rounds a wish up to such a count. With ``lineup`` (agent
@@ -53,7 +55,8 @@ def schedule(n_games: int, n_agents: int, n_seats: int, lineup: list[int] | None
             f"--games {n_games} does not balance the seats: use a multiple of {len(rotation)} "
             f"({n_agents} agents × {n_seats} seats), e.g. {balanced_games(n_games, n_agents, n_seats)}"
         )
-    return np.tile(rotation, (n_games // len(rotation), 1))
+    stop = n_games if stop is None else stop
+    return rotation[np.arange(start, stop) % len(rotation)]
 
 
 def balanced_games(n_games: int, n_agents: int, n_seats: int, lineup: list[int] | None = None) -> int:
@@ -63,22 +66,22 @@ def balanced_games(n_games: int, n_agents: int, n_seats: int, lineup: list[int] 
 
 
 def head_to_head(lineups: np.ndarray, standings: np.ndarray, n_agents: int) -> tuple[np.ndarray, np.ndarray]:
-    """How often agent i finished ahead of agent j when both played the same game.
+    """How often agent i finished ahead of agent j when both played the same game, as sums (add them
+    up over batches of games; ``ahead / count`` is the rate).
 
     ``lineups``: ``int (G, S)`` agent index per seat; ``standings``: ``float (G, S)`` (higher is better).
-    Returns ``(score, count)``, both ``float64 (n_agents, n_agents)``: ``count[i, j]`` = seat pairs
-    (i in one seat, j in another) observed, ``score[i, j]`` = their mean of 1 (i ahead), ½ (tie), 0.
+    Returns ``(ahead, count)``, both ``float64 (n_agents, n_agents)``: ``count[i, j]`` = seat pairs
+    (i in one seat, j in another) observed, ``ahead[i, j]`` = their sum of 1 (i ahead), ½ (tie), 0.
     The diagonal compares an agent with its own other seats.
     """
     G, S = lineups.shape
-    wins = np.zeros((n_agents, n_agents))
+    ahead = np.zeros((n_agents, n_agents))
     count = np.zeros((n_agents, n_agents))
     for a, b in itertools.permutations(range(S), 2):
         result = np.where(standings[:, a] > standings[:, b], 1.0, np.where(standings[:, a] == standings[:, b], 0.5, 0.0))
-        np.add.at(wins, (lineups[:, a], lineups[:, b]), result)
+        np.add.at(ahead, (lineups[:, a], lineups[:, b]), result)
         np.add.at(count, (lineups[:, a], lineups[:, b]), 1.0)
-    with np.errstate(invalid="ignore"):
-        return np.where(count > 0, wins / np.maximum(count, 1), np.nan), count
+    return ahead, count
 
 
 def pair_results(lineups: np.ndarray, standings: np.ndarray, i: int, j: int) -> np.ndarray:
@@ -99,24 +102,34 @@ def pair_results(lineups: np.ndarray, standings: np.ndarray, i: int, j: int) -> 
     return total[keep] / pairs[keep]
 
 
-def ratings(lineups: np.ndarray, standings: np.ndarray, names: list[str]) -> dict[str, dict[str, float]]:
-    """OpenSkill (Plackett–Luce) ratings of the agents from every game's finishing order.
+class Ratings:
+    """OpenSkill (Plackett–Luce) ratings of the agents, updated game by game from finishing orders.
 
     Each seat is rated as a one-player team; when one agent holds several seats of a game, each seat
     starts from the agent's current rating and the agent keeps the mean of its seats' updates.
-    Returns ``{name: {"mu", "sigma", "ordinal"}}``.
     """
-    from openskill.models import PlackettLuce
 
-    model = PlackettLuce()
-    current = [model.rating(name=n) for n in names]
-    for lineup, standing in zip(lineups, standings):
-        teams = [[model.rating(mu=current[a].mu, sigma=current[a].sigma)] for a in lineup]
-        ranks = [float(-s) for s in standing]  # lower rank = better; equal ranks tie
-        new = model.rate(teams, ranks=ranks)
-        for agent in set(lineup.tolist()):
-            seats = [k for k, a in enumerate(lineup) if a == agent]
-            mu = float(np.mean([new[k][0].mu for k in seats]))
-            sigma = float(np.mean([new[k][0].sigma for k in seats]))
-            current[agent] = model.rating(mu=mu, sigma=sigma, name=names[agent])
-    return {n: {"mu": r.mu, "sigma": r.sigma, "ordinal": float(r.ordinal())} for n, r in zip(names, current)}
+    def __init__(self, names: list[str]) -> None:
+        from openskill.models import PlackettLuce
+
+        self.names = list(names)
+        self.model = PlackettLuce()
+        self.current = [self.model.rating(name=n) for n in self.names]
+
+    def update(self, lineups: np.ndarray, standings: np.ndarray) -> Ratings:
+        """Rate the games ``lineups`` ``int (G, S)`` / ``standings`` ``(G, S)`` (higher is better), in order."""
+        model, current = self.model, self.current
+        for lineup, standing in zip(lineups, standings):
+            teams = [[model.rating(mu=current[a].mu, sigma=current[a].sigma)] for a in lineup]
+            ranks = [float(-s) for s in standing]  # lower rank = better; equal ranks tie
+            new = model.rate(teams, ranks=ranks)
+            for agent in set(lineup.tolist()):
+                seats = [k for k, a in enumerate(lineup) if a == agent]
+                mu = float(np.mean([new[k][0].mu for k in seats]))
+                sigma = float(np.mean([new[k][0].sigma for k in seats]))
+                current[agent] = model.rating(mu=mu, sigma=sigma, name=self.names[agent])
+        return self
+
+    def result(self) -> dict[str, dict[str, float]]:
+        """``{name: {"mu", "sigma", "ordinal"}}``."""
+        return {n: {"mu": r.mu, "sigma": r.sigma, "ordinal": float(r.ordinal())} for n, r in zip(self.names, self.current)}

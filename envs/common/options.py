@@ -163,8 +163,10 @@ class RuleOptions:
     def from_toml(cls, source: str | Path | Mapping[str, Any], table: str | None = None) -> Self:
         """Build from a TOML file path or an already parsed table.
 
-        ``table`` names a sub-table (dotted, e.g. ``"variants.fast"``) holding the options; without it
-        the options are the file's top-level keys, or its ``[rules]`` table if it has one.
+        ``table`` names a sub-table (dotted, e.g. ``"variants.fast"``) holding the options. Without it
+        the options are the file's top-level keys, or its ``[rules]`` table; a file with both
+        top-level options and a ``[rules]`` table is refused (one of them would be silently dropped),
+        and so is a file of named tables only (``table`` must say which).
         """
         if isinstance(source, Mapping):
             data: Mapping[str, Any] = source
@@ -176,20 +178,30 @@ class RuleOptions:
                 data = tomllib.loads(path.read_text(encoding="utf-8"))
             except FileNotFoundError:
                 raise ValueError(f"rules file {where!r} does not exist") from None
+            except IsADirectoryError:
+                raise ValueError(f"rules file {where!r} is a folder; give a TOML file") from None
+            except OSError as err:
+                raise ValueError(f"rules file {where!r} cannot be read: {err.strerror or err}") from None
             except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
                 raise ValueError(f"rules file {where!r} is not valid TOML: {err}") from None
         if table is not None:
             for part in table.split("."):
                 if not isinstance(data, Mapping) or part not in data:
-                    raise ValueError(f"{where}: no table [{table}]")
+                    tables = [k for k, v in data.items() if isinstance(v, Mapping)] if isinstance(data, Mapping) else []
+                    raise ValueError(f"{where}: no table [{table}]" + (f"; its tables: {', '.join(tables)}" if tables else ""))
                 data = data[part]
-        elif "rules" in data and isinstance(data["rules"], Mapping):
+        elif isinstance(data.get("rules"), Mapping):
+            loose = [k for k, v in data.items() if not isinstance(v, Mapping)]
+            if loose:
+                raise ValueError(f"{where}: has both top-level rule options ({', '.join(loose)}) and a [rules] "
+                                 "table; put every option in one of them")
             data = data["rules"]
         if not isinstance(data, Mapping):
             raise ValueError(f"{where}: expected a table of rule options, got {type(data).__name__}")
         nested = [k for k, v in data.items() if isinstance(v, Mapping)]
         if nested:
-            raise ValueError(f"{where}: unexpected sub-table(s) {nested}; expected rule options only")
+            raise ValueError(f"{where}: holds the table(s) {', '.join(nested)}, not rule options; "
+                             f"name the table that holds the options (--table NAME)")
         try:
             return cls.from_options(dict(data))
         except ValueError as err:

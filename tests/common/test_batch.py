@@ -34,14 +34,13 @@ def test_rows_without_legal_action_get_minus_one():
     assert sample_legal(mask, np.array([0.3, 0.3, 0.3])).tolist() == [-1, 4, -1]
 
 
-def test_count_true_counts_each_row_for_any_width():
-    from envs.common.batch import count_true
+def test_the_padded_mask_buffer_is_sampled_without_its_padding():
+    from envs.common.batch import padded_mask
 
-    rng = np.random.default_rng(3)
-    for width in (1, 7, 8, 9, 64, 534):
-        mask = rng.random((50, width)) < 0.3
-        assert count_true(mask).tolist() == mask.sum(axis=1).tolist()
-        assert count_true(mask[:, ::-1]).tolist() == mask.sum(axis=1).tolist()  # non-contiguous
+    buffer, mask = padded_mask(4, 13)
+    assert buffer.shape == (4, 16) and mask.shape == (4, 13) and np.shares_memory(buffer, mask)
+    mask[:, 12] = True
+    assert sample_legal(buffer, np.array([0.0, 0.3, 0.6, 0.99])).tolist() == [12, 12, 12, 12]
 
 
 def test_batched_state_take_repeat_put_concatenate():

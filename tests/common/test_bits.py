@@ -1,8 +1,8 @@
-"""Packed sets of up to 64 items: packing, counting, the k-th item."""
+"""Packed sets: one word (up to 64 items) and rows of words; packing, counting, the k-th item."""
 
 import numpy as np
 
-from envs.common.bits import BELOW, BIT, kth_bit, lowest_bit, pack_bits, popcount, unpack_bits
+from envs.common.bits import BELOW, BIT, kth_bit, kth_member, pack_bits, pack_set, popcount, set_size, unpack_bits
 
 
 def test_pack_and_unpack_are_inverse_for_any_width():
@@ -28,4 +28,15 @@ def test_kth_bit_is_the_kth_item_in_id_order():
     k = (rng.random(500) * flags.sum(1)).astype(np.int64)
     expected = [np.flatnonzero(row)[i] for row, i in zip(flags, k)]
     assert kth_bit(words, k).tolist() == expected
-    assert lowest_bit(words).tolist() == [np.flatnonzero(row)[0] for row in flags]
+
+
+def test_sets_wider_than_a_word_count_and_index_in_id_order():
+    rng = np.random.default_rng(2)
+    for width in (1, 64, 65, 130):
+        flags = rng.random((300, width)) < 0.4
+        flags[:, -1] = True
+        words = pack_set(flags)
+        assert words.shape == (300, -(-width // 64)) and words.dtype == np.uint64
+        assert set_size(words).tolist() == flags.sum(1).tolist()
+        k = (rng.random(300) * flags.sum(1)).astype(np.int64)
+        assert kth_member(words, k).tolist() == [np.flatnonzero(row)[i] for row, i in zip(flags, k)]

@@ -84,3 +84,33 @@ def test_replace_validates():
         ToyRules().replace(size=100)
     with pytest.raises(ValueError, match="unknown rule option"):
         ToyRules().replace(colour=1)
+
+
+def test_toml_with_top_level_options_and_a_rules_table_is_refused(tmp_path):
+    # Before: the top-level size = 7 was silently dropped in favour of [rules].
+    path = tmp_path / "mixed.toml"
+    path.write_text("size = 7\n[rules]\nwait = false\n")
+    with pytest.raises(ValueError, match=r"mixed.toml: has both top-level rule options \(size\) and a \[rules\] table"):
+        ToyRules.from_toml(path)
+
+
+def test_a_rules_table_beside_named_variant_tables_is_still_read(tmp_path):
+    path = tmp_path / "v.toml"
+    path.write_text("[rules]\nsize = 8\n[fast]\nsize = 6\n")
+    assert ToyRules.from_toml(path).size == 8
+    assert ToyRules.from_toml(path, table="fast").size == 6
+
+
+def test_a_file_of_named_tables_asks_which_one(tmp_path):
+    path = tmp_path / "v.toml"
+    path.write_text("[fast]\nsize = 6\n[slow]\nsize = 12\n")
+    with pytest.raises(ValueError, match=r"holds the table\(s\) fast, slow.*--table NAME"):
+        ToyRules.from_toml(path)
+    with pytest.raises(ValueError, match=r"no table \[medium\]; its tables: fast, slow"):
+        ToyRules.from_toml(path, table="medium")
+
+
+def test_a_folder_given_as_rules_file_is_a_clear_error(tmp_path):
+    # Before: IsADirectoryError ("[Errno 21] Is a directory").
+    with pytest.raises(ValueError, match=r"rules file .* is a folder; give a TOML file"):
+        ToyRules.from_toml(tmp_path)

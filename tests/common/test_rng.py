@@ -39,10 +39,3 @@ def test_negative_and_non_integer_seeds_are_refused():
         rng.game_keys(np.array([-1]))
     with pytest.raises(ValueError, match="integers"):
         rng.game_keys(np.array([1.5]))
-
-
-def test_kth_present_counts_in_id_order():
-    present = np.array([[True, False, True, True], [False, False, False, True]])
-    assert rng.kth_present(present, np.array([0, 0])).tolist() == [0, 3]
-    assert rng.kth_present(present, np.array([2, 0])).tolist() == [3, 3]
-    assert rng.kth_present(present, np.array([1, 0])).tolist() == [2, 3]

@@ -1,10 +1,12 @@
 """``aerodeck bench`` end to end on small budgets, and its errors."""
 
 import json
+import re
 
+import numpy as np
 import pytest
 
-from train import cli
+from train import bench, cli, report
 
 
 def run(argv):
@@ -14,17 +16,26 @@ def run(argv):
 def results(folder):
     data = json.loads((folder / "results.json").read_text())
     for agent in data["agents"].values():  # timings differ from run to run
-        agent.pop("seconds", None)
-        agent.pop("games_per_second", None)
+        for timing in ("seconds", "games_per_second", "decisions_per_second"):
+            agent.pop(timing, None)
     data.pop("seconds", None)
     data.pop("games_per_second", None)
     return data
 
 
+def rounded(data):
+    """``data`` with every float to 10 significant digits (chunked sums differ in the last bits)."""
+    if isinstance(data, dict):
+        return {k: rounded(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [rounded(v) for v in data]
+    return float(f"{data:.10g}") if isinstance(data, float) else data
+
+
 def test_airport_scramble_bench_writes_json_csv_and_plot(tmp_path, capsys):
     assert run(["airport-scramble", "--agent", "random", "--agent", "random:games=50", "--games", "300",
                 "--seed", "3", "--out", str(tmp_path)]) == 0
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["games.csv", "results.json", "scores.png"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["aerodeck-output.json", "games.csv", "results.json", "scores.png"]
     data = results(tmp_path)
     mean = data["agents"]["random"]["mean_score"]
     assert mean["low"] <= mean["value"] <= mean["high"] and mean["n"] == 300
@@ -55,17 +66,18 @@ def test_flight_tycoon_lineup_seats_may_name_an_agent_by_its_name(tmp_path):
     "argv, message",
     [
         (["airport-scramble", "--agent", "genius"], "unknown agent 'genius'.*available: random"),
-        (["airport-scramble", "--agent", "random:depth=3"], "no parameter 'depth'"),
+        (["airport-scramble", "--agent", "random:depth=3"], "agent 'random' .* has no knob 'depth'; its knobs: none"),
         (["airport-scramble", "--rule", "grid_size=99"], "'grid_size'"),
         (["airport-scramble", "--rule", "colour=3"], "unknown rule option 'colour'"),
-        (["airport-scramble", "--games", "0"], "--games must be at least 1"),
-        (["airport-scramble", "--players", "4"], "--players applies to flight-tycoon only"),
+        (["airport-scramble", "--games", "0"], r"--games must be an integer in 1\.\.9,007,199,254,740,992"),
+        (["airport-scramble", "--games", "many"], "--games must be an integer, got 'many'"),
+        (["airport-scramble", "--players", "4"], "--players applies to multi-player games; airport-scramble is played solo"),
         (["airport-scramble", "--agent", "random", "--agent", "random"], "each --agent may be given once"),
     ],
 )
 def test_bad_input_gets_a_clear_error_and_no_files(tmp_path, capsys, argv, message):
     assert run([*argv, "--out", str(tmp_path / "out")]) == 2
-    assert pytest.importorskip("re").search(message, capsys.readouterr().err)
+    assert re.search(message, capsys.readouterr().err)
     assert not (tmp_path / "out").exists()
 
 
@@ -81,8 +93,8 @@ def test_flight_tycoon_tournament_writes_win_rates_head_to_head_and_ratings(tmp_
     data = results(tmp_path)
     assert data["players"] == 3 and data["games"] == 30
     assert data["agents"]["random"]["win_rate"]["value"] == pytest.approx(1 / 3)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["games.csv", "head_to_head.png", "landings.png", "results.json",
-                                                          "win_rates.png"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["aerodeck-output.json", "games.csv", "head_to_head.png",
+                                                          "results.json", "tallies.png", "win_rates.png"]
 
 
 def test_flight_tycoon_bench_reports_the_squares_landed_on_and_how_games_ended(tmp_path, capsys):
@@ -90,14 +102,13 @@ def test_flight_tycoon_bench_reports_the_squares_landed_on_and_how_games_ended(t
     assert run(["flight-tycoon", "--agent", "heuristic", "--games", "40", "--rule", "tokens=12",
                 "--rule", "vp_table=0,0,0,0,10", "--out", str(tmp_path)]) == 0
     data = results(tmp_path)
-    share = data["landing_share"]
-    assert len(share) == 24 and sum(share.values()) == pytest.approx(1.0)
-    airlines = sum(v for k, v in share.items() if k.startswith("airline"))
-    assert airlines > 0.5  # only the airline squares pay VP here, and the heuristic goes for VP
-    assert 0 < data["landings_per_game"] <= 12
-    ended = data["ended_by"]
-    assert ended["empty_stock"] + ended["empty_deck"] >= 0.99
-    assert "Landings per game" in capsys.readouterr().out
+    landings = data["tallies"]["landings"]
+    assert len(landings) == 24 and 0 < sum(landings.values()) <= 12
+    airlines = sum(v for k, v in landings.items() if k.startswith("airline"))
+    assert airlines > 0.5 * sum(landings.values())  # only the airline squares pay VP here, and the heuristic goes for VP
+    ended = data["tallies"]["ended by"]
+    assert ended["empty stock"] + ended["empty deck"] >= 0.99
+    assert "landings (mean per game)" in capsys.readouterr().out
 
 
 def test_flight_tycoon_lineup_rotates_one_table_over_the_seats(tmp_path):
@@ -119,13 +130,15 @@ def test_flight_tycoon_lineup_rotates_one_table_over_the_seats(tmp_path):
           "--lineup", "heuristic:noise=0,heuristic,random,heuristic"], "not one of the --agent"),
         (["flight-tycoon", "--agent", "heuristic:noise=0", "--agent", "heuristic:noise=1", "--lineup",
           "heuristic,heuristic,heuristic,heuristic"], "several have that name"),
-        (["flight-tycoon", "--agent", "random:games=5"], "games=N per agent applies to airport-scramble"),
-        (["airport-scramble", "--lineup", "random"], "--lineup applies to flight-tycoon only"),
+        (["flight-tycoon", "--agent", "random:games=5"], "games=N per agent applies to solo games"),
+        (["flight-tycoon", "--agent", "heuristic", "--agent", "random", "--agent", "search", "--lineup",
+          "heuristic,random,random,random"], "--agent search has no seat in --lineup"),
+        (["airport-scramble", "--lineup", "random"], "--lineup applies to multi-player games"),
     ],
 )
 def test_flight_tycoon_bad_input(tmp_path, capsys, argv, message):
     assert run([*argv, "--out", str(tmp_path / "out")]) == 2
-    assert pytest.importorskip("re").search(message, capsys.readouterr().err)
+    assert re.search(message, capsys.readouterr().err)
 
 
 def test_an_output_folder_that_cannot_be_made_is_refused_before_playing(tmp_path, capsys):
@@ -143,3 +156,110 @@ def test_a_rule_flag_wins_over_the_rules_file_even_when_it_names_the_default(tmp
                 "--rule", "grid_size=9", "--out", str(tmp_path / "out")]) == 0
     rules = results(tmp_path / "out")["rules"]
     assert rules["grid_size"] == 9 and rules["allow_wait"] is False
+
+
+# --- one seed rule (envs.common.checks.check_seed) ----------------------------------------------------
+
+@pytest.mark.parametrize("seed", ["-1", str(2**64), "1.5", "abc"])
+@pytest.mark.parametrize("game", ["airport-scramble", "flight-tycoon"])
+def test_a_seed_outside_0_to_2_64_is_refused_by_every_tool(tmp_path, capsys, game, seed):
+    # Before: bench flight-tycoon --seed -1 ran (and so did --seed 2**64), while run --seed -1 was refused.
+    assert run([game, "--games", "4", "--seed", seed, "--out", str(tmp_path / "out")]) == 2
+    assert f"--seed must be an integer in 0..2**64-1, got '{seed}'" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_largest_seeds_work_and_give_game_seeds_in_range(tmp_path):
+    from train.play import agent_seed, game_seeds
+
+    for seed in (2**64 - 1, 9223372036854775800):
+        assert run(["airport-scramble", "--games", "5", "--seed", str(seed), "--out", str(tmp_path / str(seed))]) == 0
+        assert results(tmp_path / str(seed))["seed"] == seed
+        assert game_seeds(seed, 3).dtype == np.uint64
+    assert agent_seed(2**64 - 1, 0) == 0 and agent_seed(5, 2) == 8
+    with pytest.raises(ValueError, match="seed must be an integer in 0..2\\*\\*64-1"):
+        game_seeds(-1, 3)
+
+
+# --- bounded memory ------------------------------------------------------------------------------------
+
+def test_games_play_in_chunks_with_the_same_numbers_as_all_at_once(tmp_path, monkeypatch):
+    argv = ["--agent", "random", "--agent", "heuristic:games=70", "--games", "200", "--seed", "4", "--batch-size", "16"]
+    assert run(["airport-scramble", *argv, "--out", str(tmp_path / "whole")]) == 0
+    sizes = []
+    play = bench.play_games
+    monkeypatch.setattr(bench, "play_games", lambda core, agents, seeds, *a, **k: sizes.append(len(seeds)) or
+                        play(core, agents, seeds, *a, **k))
+    monkeypatch.setattr(bench, "CHUNK", 32)
+    assert run(["airport-scramble", *argv, "--out", str(tmp_path / "chunks")]) == 0
+    assert max(sizes) == 32 and sum(sizes) == 270
+    assert rounded(results(tmp_path / "whole")) == rounded(results(tmp_path / "chunks"))
+    assert (tmp_path / "whole" / "games.csv").read_text() == (tmp_path / "chunks" / "games.csv").read_text()
+
+
+def test_tournaments_play_in_chunks_with_the_same_numbers_as_all_at_once(tmp_path, monkeypatch):
+    argv = ["--agent", "heuristic", "--agent", "random", "--games", "24", "--seed", "2", "--batch-size", "4"]
+    assert run(["flight-tycoon", *argv, "--out", str(tmp_path / "whole")]) == 0
+    monkeypatch.setattr(bench, "CHUNK", 8)
+    assert run(["flight-tycoon", *argv, "--out", str(tmp_path / "chunks")]) == 0
+    assert rounded(results(tmp_path / "whole")) == rounded(results(tmp_path / "chunks"))
+
+
+def test_a_trillion_games_start_in_constant_memory(tmp_path, capsys, monkeypatch):
+    # Before: --games 1000000000000 allocated every seed (and every result) up front: MemoryError.
+    calls = []
+
+    def play(core, agents, seeds, *args, **kwargs):
+        calls.append(len(seeds))
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return {"score": np.zeros((len(seeds), 1)), "length": np.ones(len(seeds), np.int64)}
+
+    monkeypatch.setattr(bench, "play_games", play)
+    assert run(["airport-scramble", "--games", "1000000000000", "--out", str(tmp_path / "out")]) == 130
+    assert calls == [bench.CHUNK] * 3 and not (tmp_path / "out").exists()
+
+
+def test_a_count_the_statistics_cannot_hold_exactly_is_refused_up_front(tmp_path, capsys):
+    assert run(["airport-scramble", "--games", str(2**53 + 1), "--out", str(tmp_path / "out")]) == 2
+    assert "--games must be an integer in 1..9,007,199,254,740,992 (2**53" in capsys.readouterr().err
+    assert run(["airport-scramble", "--agent", f"random:games={2**60}", "--out", str(tmp_path / "out")]) == 2
+
+
+def test_games_csv_holds_the_first_games_only(tmp_path, monkeypatch):
+    monkeypatch.setattr(report, "CSV_GAMES", 10)
+    assert run(["airport-scramble", "--games", "30", "--out", str(tmp_path)]) == 0
+    assert len((tmp_path / "games.csv").read_text().splitlines()) == 11
+    data = results(tmp_path)
+    assert data["games_csv_rows"] == 10 and data["agents"]["random"]["mean_score"]["n"] == 30
+
+
+# --- rules files -----------------------------------------------------------------------------------
+
+def test_table_without_rules_is_an_error(tmp_path, capsys):
+    assert run(["airport-scramble", "--games", "5", "--table", "fast", "--out", str(tmp_path / "out")]) == 2
+    assert "--table fast names a table of a rules file: give the file with --rules FILE" in capsys.readouterr().err
+
+
+def test_rules_naming_a_folder_is_a_clear_error(tmp_path, capsys):
+    # Before: "[Errno 21] Is a directory".
+    assert run(["airport-scramble", "--games", "5", "--rules", str(tmp_path), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "is a folder; give a TOML file" in err and "Errno" not in err
+
+
+def test_an_illegal_action_names_the_agent_and_why(tmp_path):
+    import envs
+    from agents.random import RandomAgent
+    from envs.common.checks import IllegalActionError
+    from train.play import play_games
+
+    class Stubborn(RandomAgent):
+        name = "stubborn"
+
+        def act(self, observations, masks, view=None):
+            return np.where(masks[:, 0], 1, 0)  # an illegal action wherever action 0 is legal, and the reverse
+
+    core = envs.make_core("flight-tycoon", check_actions=False)
+    with pytest.raises(IllegalActionError, match="agent 'stubborn' chose .* in game 0"):
+        play_games(core, [Stubborn()], [1, 2, 3], progress=False)

@@ -1,34 +1,16 @@
-"""Report files are written all-or-nothing."""
+"""Report helpers: p-values and tally lines as the tables show them."""
 
-import pytest
-
-from train.report import p_text, write_files
-
-
-def test_a_failing_writer_leaves_neither_half_written_nor_temporary_files(tmp_path):
-    (tmp_path / "results.json").write_text("old")
-
-    def boom(path):
-        path.write_text("partial")
-        raise RuntimeError("disk full")
-
-    with pytest.raises(RuntimeError):
-        write_files(tmp_path, {"results.json": lambda p: p.write_text("new"), "plot.png": boom})
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["results.json"]
-    assert (tmp_path / "results.json").read_text() == "old"
-
-
-def test_all_files_appear_together(tmp_path):
-    write_files(tmp_path / "out", {"a.txt": lambda p: p.write_text("a"), "b.txt": lambda p: p.write_text("b")})
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["a.txt", "b.txt"]
-
-
-def test_a_failed_report_does_not_leave_a_new_empty_folder(tmp_path):
-    with pytest.raises(ValueError):
-        write_files(tmp_path / "new", {"a.txt": lambda p: (_ for _ in ()).throw(ValueError("bad"))})
-    assert not (tmp_path / "new").exists()
+from train.report import p_text, tally_line
 
 
 def test_p_values_that_underflowed_read_as_a_bound_not_as_zero():
     assert p_text(0.01234) == "0.012"
     assert p_text(0.0) == "<1e-300"
+
+
+def test_a_tally_line_lists_few_items_all_and_many_by_their_extremes():
+    assert tally_line("ended by", {"empty stock": 0.7, "empty deck": 0.3}) == \
+        "ended by (mean per game): empty stock 0.7, empty deck 0.3."
+    squares = {f"square {i}": float(i) for i in range(6)}
+    assert tally_line("landings", squares) == ("landings (mean per game): 15 in all; most square 5 5, square 4 4, "
+                                               "square 3 3; least square 1 1, square 0 0.")

@@ -3,7 +3,9 @@
 import numpy as np
 import pytest
 
-from train.stats import difference_ci, mean_ci, proportion_ci, against_value
+from scipy import stats
+
+from train.stats import Moments, against_value, mean_ci, proportion_ci
 
 
 def test_mean_ci_covers_the_true_mean_about_95_percent_of_the_time():
@@ -19,13 +21,25 @@ def test_mean_ci_degenerate_samples():
         mean_ci([])
 
 
-def test_difference_ci_detects_a_real_gap_and_not_a_fake_one():
+def test_moments_added_chunk_by_chunk_equal_those_of_all_samples_at_once():
     rng = np.random.default_rng(1)
-    a, b = rng.normal(1.0, 1.0, 4000), rng.normal(0.8, 1.0, 4000)
-    gap = difference_ci(a, b)
-    assert gap.excludes(0.0) and gap.p_value < 0.001 and gap.low < 0.2 < gap.high
-    same = difference_ci(a, rng.normal(1.0, 1.0, 4000))
-    assert same.low < 0 < same.high or abs(same.value) < 0.06
+    x = rng.normal(1e6, 3.0, 10_001)  # a large mean: a naive sum of squares would lose the spread
+    chunked = Moments()
+    for part in np.array_split(x, 7):
+        chunked.add(part)
+    chunked.add([])
+    assert chunked.n == x.size and chunked.mean == pytest.approx(x.mean(), rel=1e-14)
+    assert chunked.std() == pytest.approx(x.std(ddof=1), rel=1e-9)
+    assert (chunked.low, chunked.high) == (x.min(), x.max())
+    whole, parts = mean_ci(x), mean_ci(chunked)
+    assert (parts.low, parts.high) == pytest.approx((whole.low, whole.high), rel=1e-12)
+
+
+def test_against_value_is_the_one_sample_t_test():
+    rng = np.random.default_rng(4)
+    x = rng.normal(0.1, 1.0, 300)
+    assert against_value(x, 0.0).p_value == pytest.approx(stats.ttest_1samp(x, 0.0).pvalue, rel=1e-9)
+    assert against_value(Moments.of(x), 0.0).p_value == pytest.approx(stats.ttest_1samp(x, 0.0).pvalue, rel=1e-9)
 
 
 def test_proportion_ci_is_wilson():

@@ -1,0 +1,95 @@
+"""``aerodeck run``: random games of the main solo game summarised, then the ladder of every game."""
+
+import dataclasses
+import json
+
+import pytest
+
+import envs
+from envs import registry
+from train import cli, run
+from train.play import agent_seed, game_seeds, play_solo
+from train.stats import mean_ci
+
+
+def test_run_prints_a_summary_and_writes_json(tmp_path, capsys):
+    out = tmp_path / "summary.json"
+    assert cli.main(["run", "--games", "300", "--batch", "64", "--no-progress", "--no-ladder", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "300 games" in text and "mean score" in text and "95% CI" in text and "games/s" in text
+    summary = json.loads(out.read_text())
+    assert summary["games"] == 300 and sum(summary["score_distribution"].values()) == 300
+    m = summary["mean_score"]
+    assert m["low"] <= m["value"] <= m["high"] and m["n"] == 300
+    assert summary["mean_length"] > 1 and summary["median_score"] == run.median(summary["score_distribution"])
+
+
+def test_run_plays_the_shared_loop_and_its_student_t_interval(tmp_path):
+    # Before: its own play loop, seeds seed * 2**32 + i and a normal-approximation interval.
+    from agents.random import RandomAgent
+
+    out = tmp_path / "summary.json"
+    assert cli.main(["run", "--games", "200", "--seed", "5", "--no-progress", "--no-ladder", "--json", str(out)]) == 0
+    spec = run.main_game()
+    scores = play_solo(spec.make_core(), RandomAgent(agent_seed(5, 0)), game_seeds(5, 200), progress=False)
+    assert json.loads(out.read_text())["mean_score"] == pytest.approx(mean_ci(scores).to_dict())
+
+
+def test_run_takes_the_largest_seed_and_refuses_a_negative_one(tmp_path, capsys):
+    # Before: --seed 9223372036854775800 ended in an OverflowError traceback.
+    assert cli.main(["run", "--games", "20", "--seed", "9223372036854775800", "--no-progress", "--no-ladder"]) == 0
+    assert cli.main(["run", "--games", "20", "--seed", "-1", "--no-progress", "--no-ladder"]) == 2
+    assert "--seed must be an integer in 0..2**64-1, got '-1'" in capsys.readouterr().err
+
+
+def test_run_takes_rule_flags_and_variant_files(tmp_path, capsys):
+    path = tmp_path / "v.toml"
+    path.write_text("[rules]\ngrid_size = 5\nface_up = 2\nmax_replace = 2\n")
+    assert cli.main(["run", "--games", "50", "--no-progress", "--no-ladder", "--rules", str(path), "--rule", "allow_wait=off"]) == 0
+    assert "grid_size=5 face_up=2 max_replace=2 allow_wait=False" in capsys.readouterr().out
+
+
+def test_run_reports_bad_rules_clearly(capsys):
+    assert cli.main(["run", "--rule", "grid_size=99"]) == 2
+    assert "'grid_size'" in capsys.readouterr().err
+
+
+def test_the_median_of_a_score_distribution():
+    assert run.median({"0": 3, "1": 1}) == 0
+    assert run.median({"0": 2, "1": 2}) == 0.5
+    assert run.median({"2": 1, "0": 1, "5": 1}) == 2
+
+
+@pytest.fixture
+def small_ladders(monkeypatch):
+    """Every game's ladder on tiny budgets."""
+    small = {
+        "airport-scramble": ((("random",), 40), (("heuristic",), 12), (("search:rollouts=2,candidates=2",), 2)),
+        "flight-tycoon": ((("heuristic", "random", "random", "random"), 8),
+                          (("search:samples=2,candidates=2,horizon=4", "heuristic", "heuristic", "heuristic"), 4)),
+    }
+    games = {g: dataclasses.replace(s, ladder=small.get(g, s.ladder)) for g, s in registry.GAMES.items()}
+    monkeypatch.setattr(registry, "GAMES", games)
+    return small
+
+
+def test_run_benches_the_ladder_of_every_game_from_the_registry(tmp_path, capsys, small_ladders):
+    # Before: the ladder was argv strings handed back to the command line, game names in train/run.py.
+    assert cli.main(["run", "--games", "50", "--no-progress", "--rule", "grid_size=7", "--out", str(tmp_path)]) == 0
+    text = capsys.readouterr().out
+    assert "Airport Scramble — rules: grid_size=7" in text and text.count("Flight Tycoon — 4 players") == 2
+    folders = ["airport-scramble", "flight-tycoon-heuristic-vs-random",
+               "flight-tycoon-search:samples=2,candidates=2,horizon=4-vs-heuristic"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*folders, "aerodeck-output.json"])
+    assert f"wrote {', '.join(sorted(folders))} to {tmp_path}/" in text
+    ladder = json.loads((tmp_path / "airport-scramble" / "results.json").read_text())
+    assert ladder["rules"]["grid_size"] == 7
+    assert list(ladder["agents"]) == ["random", "heuristic:games=12", "search:rollouts=2,candidates=2,games=2"]
+    tycoon = json.loads((tmp_path / folders[2] / "results.json").read_text())
+    assert tycoon["games"] == 4 and tycoon["lineup"][1:] == ["heuristic"] * 3
+
+
+def test_every_registered_ladder_is_a_valid_bench():
+    for game in envs.games():
+        for name, plan in run.ladder_plans(envs.spec(game), None, 0):
+            assert plan.agents and name.startswith(game)

@@ -1,0 +1,165 @@
+"""Where the tools write: output folders replaced as a whole, and single files replaced atomically.
+
+An output folder (``--out``) belongs to one run. Everything is written into a temporary sibling
+folder (``.<name>.*.partial``) and moved into place only once the run has finished, so an interrupted
+or failed run leaves nothing behind and the folder never mixes two runs. The folder then holds a
+manifest, ``aerodeck-output.json``, listing what the run wrote. Reusing ``--out``:
+
+- a missing or empty folder is used;
+- a folder holding an earlier aerodeck output (its manifest, and only the files it lists) is replaced
+  as a whole: the old folder is moved aside, the new one moved in, the old one deleted;
+- any other non-empty folder is refused, unless ``--force`` (then it is replaced as a whole too,
+  its files deleted) — except the current folder or one above it, which is never replaced.
+
+The paths are checked when the ``OutputFolder`` is made, before any game is played.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import tempfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+#: The manifest an output folder holds: who wrote it and which files.
+MANIFEST = "aerodeck-output.json"
+WRITER = "aerodeck"
+
+
+def _writable_ancestor(path: Path, what: str) -> None:
+    """Refuse ``path`` unless its nearest existing ancestor is a writable folder (``ValueError``)."""
+    existing = next(p for p in (path.parent, *path.parent.parents) if p.exists())
+    if not existing.is_dir():
+        raise ValueError(f"{what} {str(path)!r}: {str(existing)!r} is not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ValueError(f"{what} {str(path)!r}: {str(existing)!r} is not writable")
+
+
+def _manifest_files(folder: Path) -> list[str] | None:
+    """The files an aerodeck manifest in ``folder`` lists, or ``None`` if there is no valid one."""
+    try:
+        data = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("written_by") != WRITER or not isinstance(data.get("files"), list):
+        return None
+    return [str(f) for f in data["files"]]
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+@contextlib.contextmanager
+def _no_interrupt() -> Iterator[None]:
+    """Hold Ctrl-C (SIGINT) back while the block runs (main thread only); it is raised right after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+class OutputFolder:
+    """The output folder of one run (see the module docstring); checks ``path`` on construction."""
+
+    def __init__(self, path: str | Path, *, force: bool = False, command: str = "") -> None:
+        self.path = Path(path)
+        self.force = force
+        self.command = command
+        #: The names of the files (and folders) this run wrote, once :meth:`writing` has finished.
+        self.files: list[str] = []
+        self.check()
+
+    def check(self) -> None:
+        """Refuse (``ValueError``) a path that cannot be written or that holds files aerodeck did not write."""
+        path = self.path
+        _writable_ancestor(path, "output folder")
+        if not path.exists():
+            return
+        if not path.is_dir():
+            raise ValueError(f"output folder {str(path)!r} is a file")
+        entries = sorted(os.listdir(path))
+        if not entries:
+            return
+        if Path.cwd().resolve().is_relative_to(path.resolve()):
+            raise ValueError(f"output folder {str(path)!r} holds the current folder; choose a folder of its own")
+        listed = _manifest_files(path)
+        foreign = [e for e in entries if listed is None or (e not in listed and e != MANIFEST)]
+        if foreign and not self.force:
+            shown = ", ".join(foreign[:5]) + (", ..." if len(foreign) > 5 else "")
+            raise ValueError(f"output folder {str(path)!r} holds files that aerodeck did not write ({shown}); "
+                             "choose a new or empty folder, or pass --force to replace the folder and all it holds")
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[Path]:
+        """A new empty temporary folder beside ``path`` to write into. When the block ends normally,
+        the manifest is added and the folder replaces ``path`` as a whole; when it raises (an error,
+        Ctrl-C), the temporary folder and any parent folders made for it are removed."""
+        self.check()
+        missing = [p for p in (self.path.parent, *self.path.parent.parents) if not p.exists()]
+        tmp = None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(prefix=f".{self.path.name}.", suffix=".partial", dir=self.path.parent))
+            tmp.chmod(0o777 & ~_umask())  # mkdtemp's folder is private; the output is not
+            yield tmp
+            files = sorted(os.listdir(tmp))
+            (tmp / MANIFEST).write_text(json.dumps({"written_by": WRITER, "command": self.command, "files": files},
+                                                   indent=2) + "\n", encoding="utf-8")
+            with _no_interrupt():
+                self._replace(tmp)
+            self.files = files
+        except BaseException:
+            if tmp is not None:
+                shutil.rmtree(tmp, ignore_errors=True)
+            for folder in missing:  # nearest first; only the ones this run made, and only if still empty
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
+            raise
+
+    def _replace(self, tmp: Path) -> None:
+        if not self.path.exists():
+            os.rename(tmp, self.path)
+            return
+        old = Path(tempfile.mkdtemp(prefix=f".{self.path.name}.", suffix=".old", dir=self.path.parent))
+        os.rename(self.path, old / "previous")
+        try:
+            os.rename(tmp, self.path)
+        except BaseException:
+            os.rename(old / "previous", self.path)
+            raise
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def check_file(path: str | Path, what: str) -> Path:
+    """Refuse (``ValueError``) a file path that cannot be written (a folder, or no writable folder above)."""
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{what} {str(path)!r} is a folder, not a file")
+    _writable_ancestor(path, what)
+    return path
+
+
+def write_file(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (a temporary file beside it, then renamed); parents made."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
