@@ -77,7 +77,7 @@ class SearchAgent(Agent):
         the ``SeatView`` of the same B games (``envs.view_of_env`` gives one for the AEC env)."""
         if view is None:
             raise ValueError("the search agent needs a look-ahead view: act(observations, masks, view) with an "
-                             "envs.flight_tycoon.view.SeatView; train.play.play_tournament passes one, and "
+                             "envs.flight_tycoon.view.SeatView; train.play.play_games passes one, and "
                              "envs.view_of_env(aec) makes one for the AEC env")
         masks = np.asarray(masks, bool)
         if view.batch_size != masks.shape[0]:
