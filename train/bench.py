@@ -26,9 +26,10 @@ from tqdm.auto import tqdm
 import envs
 from agents.registry import agent_names, make_agent, parse_spec
 from envs.common.checks import check_seed
-from train import report
+from train import replay, report
 from train.output import OutputFolder
 from train.play import agent_seed, game_seeds, play_games
+from train.replay import Recorder
 from train.stats import Moments, against_value, mean_ci
 from train.tournament import Ratings, balanced_games, head_to_head, pair_results, schedule
 
@@ -36,6 +37,8 @@ from train.tournament import Ratings, balanced_games, head_to_head, pair_results
 CHUNK = 1 << 16
 #: The most games one bench may play: counts stay exact in the float64 statistics.
 MAX_GAMES = 2**53
+#: The replay file of ``--save-games`` in the output folder.
+REPLAYS = "games.jsonl"
 
 
 def seed_arg(text: str) -> int:
@@ -89,6 +92,9 @@ def add_parser(sub) -> None:
     p.add_argument("--force", action="store_true",
                    help="replace --out even if it holds files that aerodeck did not write")
     p.add_argument("--batch-size", type=int, default=4096, help="games stepped at once (default 4096)")
+    p.add_argument("--save-games", type=int, default=0, metavar="K",
+                   help=f"write the first K games (of each agent, for a solo game) to {REPLAYS} in --out, "
+                        "for aerodeck replay")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.set_defaults(func=main)
 
@@ -152,6 +158,8 @@ def main(args: argparse.Namespace) -> int:
     spec = envs.spec(args.game)
     if args.batch_size < 1:
         raise ValueError(f"--batch-size must be at least 1, got {args.batch_size}")
+    if args.save_games < 0:
+        raise ValueError(f"--save-games must be 0 or more, got {args.save_games}")
     if args.lineup is not None and spec.solo:
         raise ValueError(f"--lineup applies to multi-player games; {spec.id} is played solo")
     rules = load_rules(spec, args.rules, args.rule_items, args.table, players=args.players)
@@ -159,7 +167,8 @@ def main(args: argparse.Namespace) -> int:
     lineup = None if args.lineup is None else [x.strip() for x in args.lineup.split(",")]
     plan = Plan.build(spec, rules, args.agents, args.games, args.seed, lineup)
     with output.writing() as folder:
-        result = plan.run(folder, batch_size=args.batch_size, progress=not args.no_progress)
+        result = plan.run(folder, batch_size=args.batch_size, progress=not args.no_progress,
+                          save_games=args.save_games)
     print_result(result)
     print(f"wrote {', '.join(output.files)} to {output.path}/")
     return 0
@@ -208,19 +217,26 @@ class Plan:
                   for i, s in enumerate(agent_specs)]
         return cls(spec, rules, agent_specs, agents, counts, seed, seats)
 
-    def run(self, folder: Path, batch_size: int = 4096, progress: bool = True) -> dict:
+    def run(self, folder: Path, batch_size: int = 4096, progress: bool = True, save_games: int = 0) -> dict:
         """Play the bench, writing ``games.csv``, ``results.json`` and the plots into ``folder`` (made
-        if missing); the report dictionary."""
+        if missing), and with ``save_games`` K the first K games of each agent to ``REPLAYS``; the
+        report dictionary."""
         folder.mkdir(parents=True, exist_ok=True)
+        recorded = self.names if self.spec.solo else self.names[:1]  # a tournament: one recorder for all seats
+        recorders = {name: Recorder(save_games) for name in recorded} if save_games else {}
         with open(folder / "games.csv", "w", newline="", encoding="utf-8") as f:
             table = csv.writer(f)
             if self.spec.solo:
                 result = bench_solo(self.spec, self.rules, self.names, self.agents, self.counts, self.seed,
-                                    batch_size=batch_size, progress=progress, table=table)
+                                    batch_size=batch_size, progress=progress, table=table, recorders=recorders)
             else:
                 result = bench_tournament(self.spec, self.rules, self.names, self.agents, self.counts[0], self.seed,
-                                          batch_size=batch_size, progress=progress, lineup=self.lineup, table=table)
+                                          batch_size=batch_size, progress=progress, lineup=self.lineup, table=table,
+                                          recorder=recorders.get(self.names[0]))
         report.write_bench(folder, result)
+        if recorders:
+            records = [r for recorder in recorders.values() for r in recorder.records(self.spec, self.rules)]
+            replay.write(folder / REPLAYS, self.spec.id, self.rules, records, source=f"aerodeck bench --seed {self.seed}")
         return result
 
 
@@ -232,12 +248,14 @@ def _number(x: float) -> str:
     return f"{x:g}"
 
 
-def bench_solo(spec, rules, names, agents, counts, seed, *, batch_size=4096, progress=True, table=None) -> dict:
+def bench_solo(spec, rules, names, agents, counts, seed, *, batch_size=4096, progress=True, table=None,
+               recorders=None) -> dict:
     """Every agent plays the same deals (``counts``: games per agent); the report dictionary.
 
     Game i has the same seed for every agent, so two agents are compared on the games both played
     (paired differences). ``table``: a ``csv.writer`` for one row per game (the first
-    ``report.CSV_GAMES``): its seed and each agent's score.
+    ``report.CSV_GAMES``): its seed and each agent's score. ``recorders``: agent name -> a
+    ``train.replay.Recorder`` of its first games.
     """
     core = spec.make_core(rules, check_actions=False)  # play_games checks every action
     total = max(counts)
@@ -257,8 +275,10 @@ def bench_solo(spec, rules, names, agents, counts, seed, *, batch_size=4096, pro
                 if count <= start:
                     continue
                 began = time.perf_counter()
-                games = play_games(core, [agent], seeds[: min(stop, count) - start], batch_size=batch_size,
-                                   progress=bar, make_view=spec.make_view)
+                own = seeds[: min(stop, count) - start]
+                recorder = (recorders or {}).get(name)
+                games = play_games(core, [agent], own, batch_size=batch_size, progress=bar, make_view=spec.make_view,
+                                   observers=[recorder.observer(start, own, [[name]] * own.size)] if recorder else ())
                 seconds[name] += time.perf_counter() - began
                 played[name] = games["score"][:, 0]
                 scores[name].add(played[name])
@@ -295,13 +315,13 @@ def bench_solo(spec, rules, names, agents, counts, seed, *, batch_size=4096, pro
 
 
 def bench_tournament(spec, rules, names, agents, n_games, seed, *, batch_size=4096, progress=True, lineup=None,
-                     table=None) -> dict:
+                     table=None, recorder=None) -> dict:
     """A seat-rotated tournament of ``n_games`` games (rounded up to balance seats); the report dictionary.
 
     ``lineup`` (agent index per seat, optional) fixes the table, rotated over the seats; by default
     the agents are cycled over the seats and rotated (:func:`train.tournament.seat_rotation`).
     ``table``: a ``csv.writer`` for one row per game (the first ``report.CSV_GAMES``): its seed and
-    each seat's agent, score and win share.
+    each seat's agent, score and win share. ``recorder``: a ``train.replay.Recorder`` of the first games.
     """
     core = spec.make_core(rules, check_actions=False)  # play_games checks every action
     n, A = core.n_players, len(agents)
@@ -322,8 +342,10 @@ def bench_tournament(spec, rules, names, agents, n_games, seed, *, batch_size=40
             lineups = schedule(n_games, A, n, lineup, start, stop)
             seeds = game_seeds(seed, stop - start, start)
             began = time.perf_counter()
+            seated = [[names[a] for a in lu] for lu in lineups[: max(0, recorder.k - start)]] if recorder else []
             out = play_games(core, agents, seeds, lineups, batch_size=batch_size, progress=bar,
-                             make_view=spec.make_view, summary=spec.summary_of())
+                             make_view=spec.make_view, summary=spec.summary_of(),
+                             observers=[recorder.observer(start, seeds, seated)] if recorder else ())
             seconds += time.perf_counter() - began
             for a in range(A):
                 seats = lineups == a
