@@ -9,6 +9,11 @@
    4-player Flight Tycoon, seat-rotated. Tables on the terminal; JSON, CSV and plots under ``--out``
    (a folder replaced as a whole when the run ends, see ``aerodeck bench --help``). The README's
    results table comes from the same benches at full budgets.
+3. One short designer's comparison (skipped with the ladder): the main game's rules in use against
+   the variant its metric catalogue showcases (``Catalogue.showcase``: the variant ``aerodeck tune``
+   found, ``docs/designers.md``), played by the catalogue's first agent on the same
+   ``COMPARE_GAMES`` deals each — the verdict table on the terminal, the report (``aerodeck compare``'s)
+   under ``--out``/compare-<game>/.
 """
 
 from __future__ import annotations
@@ -21,9 +26,15 @@ from rich.console import Console
 from rich.table import Table
 
 import envs
+from train import compare, designer_report
+from train.backends import LocalBackend, catalogue
 from train.bench import Plan, add_rules_arguments, bench_solo, games_arg, load_rules, print_result, seed_arg
 from train.output import OutputFolder, check_file, write_file
 from train.report import json_text
+
+
+#: Games per variant of the closing comparison (3).
+COMPARE_GAMES = 300
 
 
 def main_game():
@@ -80,13 +91,14 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--batch must be at least 1, got {args.batch}")
     rules = load_rules(spec, args.rules, args.rule_items, args.table)
     json_path = check_file(args.json, "--json") if args.json is not None else None
-    output, ladder = None, []
+    output, ladder, closing = None, [], None
     if not args.no_ladder:
         output = OutputFolder(args.out, force=args.force, command="run")
         if json_path is not None and json_path.resolve().is_relative_to(args.out.resolve()):
             raise ValueError(f"--json {str(json_path)!r} lies inside --out {str(args.out)!r}, which is replaced as a whole")
         ladder = [entry for g in envs.games()
                   for entry in ladder_plans(envs.spec(g), rules if g == spec.id else None, args.seed)]
+        closing = closing_question(spec, rules, args.seed)
     random = Plan.build(spec, rules, ["random"], args.games, args.seed)
     progress = not args.no_progress
     with output.writing() if output is not None else contextlib.nullcontext() as folder:
@@ -96,12 +108,32 @@ def run(args: argparse.Namespace) -> int:
         print_summary(summary)
         for name, plan in ladder:
             print_result(plan.run(folder / name, batch_size=args.batch, progress=progress))
+        if closing is not None:
+            where = folder / f"compare-{spec.id}"
+            where.mkdir()
+            designer_report.print_verdicts(compare.report_into(where, closing, LocalBackend(), progress=progress))
+            print(f"the designer's report: {args.out / where.name / 'report.md'}")
     if json_path is not None:
         write_file(json_path, json_text(summary))
         print(f"wrote {json_path}")
     if output is not None:
         print(f"wrote {', '.join(output.files)} to {output.path}/")
     return 0
+
+
+def closing_question(spec, rules, seed: int):
+    """The closing comparison (3): ``rules`` against them with the catalogue's showcase options, the
+    catalogue's first agent, ``COMPARE_GAMES`` games each; ``None`` when the game has no catalogue or
+    showcase, or the rules already are the showcase."""
+    if spec.metrics is None:
+        return None
+    cat = catalogue(spec.id)
+    showcase = spec.rules_class().from_strings(rules.to_strings() + list(cat.showcase)) if cat.showcase else rules
+    if showcase == rules:
+        return None
+    variants = compare.assemble_variants([(compare.BASE, rules), ("showcase", showcase)], spec.rules_class())
+    return compare.Question(spec.id, variants, compare.make_tables(spec.id, list(cat.default_agents[:1])),
+                            COMPARE_GAMES, seed, tuple(m.name for m in cat.headline()))
 
 
 def median(distribution: dict[str, int]) -> float:

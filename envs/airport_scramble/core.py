@@ -95,7 +95,7 @@ class AirportScrambleCore:
         self.place_scale = np.float32(self.observation.place_scale)
         self.origin = np.array(comp.ticket_origin, np.int64)
         self.destination = np.array(comp.ticket_destination, np.int64)
-        self.turns = np.array(comp.ticket_turns, np.int8)
+        self.turns = np.array(rules.turns_on_die, np.int8)  # AS-3: the card's turns plus the bonus
         # Cell tables; off-grid neighbours are the scratch cell G² (written, never read).
         cells = np.arange(G2)
         rows, cols = cells // G, cells % G

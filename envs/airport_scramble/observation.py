@@ -32,7 +32,8 @@ class ObservationLayout:
             ("destination_hv", 2, "the current ticket's destination card: H colour, V colour"),
             ("origin_place", 3, "the origin card is: in play, face up, in the airport deck (one-hot; 0 without a ticket)"),
             ("destination_place", 3, "the destination card is: in play, face up, in the airport deck"),
-            ("die", 1, "die / 8 (0 while no ticket is current)"),
+            ("die", 1, f"die / {DIE_SIDES + rules.ticket_turn_bonus} (8 + ticket_turn_bonus; 0 while no ticket "
+             "is current)" if rules.ticket_turn_bonus else "die / 8 (0 while no ticket is current)"),
             ("points", 1, "action points left / action_points"),
             ("aboard", 1, "1 if the passenger is aboard"),
             ("ticket_active", 1, "1 if a ticket is current (not yet completed)"),
@@ -55,7 +56,7 @@ class ObservationLayout:
         self.place_scale = G2 + F
         #: float32 (G² + F + 1,): the value of place p is ``place_values[p + 1]``; index 0 = in the deck.
         self.place_values = scaled(np.arange(G2 + F + 1), G2 + F)
-        self.die_scale = DIE_SIDES
+        self.die_scale = DIE_SIDES + rules.ticket_turn_bonus  # AS-3: the die reads up to 8 + the bonus
 
     def describe_index(self, index: int) -> str:
         """What observation index ``index`` holds, e.g. ``cell_hv[12]``."""

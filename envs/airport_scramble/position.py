@@ -114,7 +114,7 @@ def make_position(
         deck=frozenset(deck_ids),
         ticket_deck=frozenset(tickets),
         ticket=current,
-        die=(comp.ticket_turns[current] if current >= 0 else 0) if die is None else die,
+        die=(rules.turns_on_die[current] if current >= 0 else 0) if die is None else die,
         points=rules.action_points if points is None else points,
         aboard=aboard,
         phase=phase,

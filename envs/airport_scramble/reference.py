@@ -100,7 +100,7 @@ class ReferenceGame:
         self.ticket_deck = set(range(self.comp.n_tickets))
         # AS-6: draw the first ticket and set the die; it never triggers AS-15.
         self.ticket = self._draw_ticket_card()
-        self.die = self.comp.ticket_turns[self.ticket]
+        self.die = self.rules.turns_on_die[self.ticket]
         origin, destination = self._ticket_airports()
         self.deck -= {origin, destination}
         centre = G // 2
@@ -257,7 +257,7 @@ class ReferenceGame:
             self.done = True  # AS-14/16: every ticket was completed
             return
         self.ticket = self._draw_ticket_card()
-        self.die = self.comp.ticket_turns[self.ticket]
+        self.die = self.rules.turns_on_die[self.ticket]
         self.aboard = False
         origin, destination = self._ticket_airports()
         preplayed = self._cell_of(origin) is not None and self._cell_of(destination) is not None
@@ -271,7 +271,7 @@ class ReferenceGame:
             self.ticket_deck.add(self.ticket)
             self.redraw_used = True
             self.ticket = self._draw_ticket_card()
-            self.die = self.comp.ticket_turns[self.ticket]
+            self.die = self.rules.turns_on_die[self.ticket]
         if self.rules.board_on_draw and self.grid[self.plane[0]][self.plane[1]] == self._ticket_airports()[0]:
             self.aboard = True
 

@@ -218,6 +218,7 @@ class AirportScrambleRules(RuleOptions):
     board_on_draw: bool = option(True, flag(), "AS-12 the passenger boards if the plane is on the origin when the ticket is drawn")
     pickup_in_flight: bool = option(False, flag(), "AS-12 flying over the origin/destination boards/completes")
     preplayed_rule: str = option("remove_line", choice("remove_line", "redraw", "off"), "AS-15 what a pre-played ticket does")
+    ticket_turn_bonus: int = option(0, integer(0, DIE_SIDES), "AS-3 turns every ticket (the set-up one too) gives beyond its card's")
     # AS-4: parameters of a generated edition (only with edition=generated).
     n_colors: int = option(4, integer(1, MAX_COLORS), "AS-4 generated: number of route colours")
     plain_per_color: int = option(5, integer(0, 10), "AS-4 generated: plain airports (H = V) per colour")
@@ -264,6 +265,11 @@ class AirportScrambleRules(RuleOptions):
                 f"rule option 'n_tickets'={self.n_tickets}: only {n_cards * (n_cards - 1)} distinct tickets "
                 f"exist with {n_cards} airport cards (allowed: 1..{n_cards * (n_cards - 1)})"
             )
+
+    @property
+    def turns_on_die(self) -> tuple[int, ...]:
+        """AS-3: the die of each ticket, by ticket id — the card's turns plus ``ticket_turn_bonus``."""
+        return tuple(t + self.ticket_turn_bonus for t in self.components.ticket_turns)
 
     @property
     def components(self) -> Components:

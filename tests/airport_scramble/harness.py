@@ -77,7 +77,7 @@ def check_invariants(core: AirportScrambleCore, s: State, mask: np.ndarray, all_
         assert mask[live].any(axis=1).all(), "a live game has no legal action"
         assert ((s.points[live] >= 1) & (s.points[live] <= core.rules.action_points)).all()
         active = live & (s.ticket >= 0)
-        assert ((s.die[active] >= 1) & (s.die[active] <= 8)).all()
+        assert ((s.die[active] >= 1) & (s.die[active] <= 8 + core.rules.ticket_turn_bonus)).all()  # AS-3
         assert (s.die[live & (s.ticket < 0)] == 0).all()
         assert (grid[live, s.plane[live]] >= 0).all(), "the plane is not on a card"
         assert (s.ticket[live & (s.phase == 1)] < 0).all()

@@ -33,6 +33,17 @@ def test_engines_agree_on_random_rule_variants(variant):
     play_both(random_rules(r), [variant * 1000 + i for i in range(8)], 60, r)
 
 
+@pytest.mark.parametrize("bonus", [2, 8])
+def test_engines_agree_with_a_ticket_turn_bonus(bonus):
+    """AS-3 ``ticket_turn_bonus``: longer tickets, the same game in both engines (a small generated
+    edition too, where tickets get pre-played)."""
+    r = np.random.default_rng(bonus)
+    play_both(AirportScrambleRules(ticket_turn_bonus=bonus), list(range(8)), 80, r)
+    small = AirportScrambleRules(ticket_turn_bonus=bonus, edition="generated", n_colors=2, plain_per_color=3,
+                                 n_tickets=6, deck_seed=bonus, grid_size=5)
+    play_both(small, list(range(8, 16)), 80, r)
+
+
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     grid_size=st.integers(3, 7),

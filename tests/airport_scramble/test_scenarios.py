@@ -303,6 +303,32 @@ def test_as12_board_on_draw_when_the_plane_stands_on_the_new_origin(board_on_dra
     assert after.aboard is board_on_draw
 
 
+@pytest.mark.parametrize("bonus", [1, 8])
+def test_as3_ticket_turn_bonus_gives_every_ticket_more_turns_the_set_up_one_included(bonus):
+    """AS-3 ``ticket_turn_bonus``: the set-up ticket's die and every drawn ticket's show the card's turns
+    plus the bonus, the die drops once a turn from there, and the observation's die scale covers it."""
+    rules = AirportScrambleRules(ticket_turn_bonus=bonus)
+    for seed in (0, 5):
+        game, core = ReferenceGame(rules, seed), AirportScrambleCore(rules)
+        state = core.init(np.array([seed]))
+        assert game.die == COMP.ticket_turns[game.ticket] + bonus == state.die[0]
+        assert np.array_equal(game.observe(), core.observe(state)[0])
+        die = core.observation.blocks["die"].start
+        assert core.observe(state)[0, die] == pytest.approx(game.die / (8 + bonus))
+    both = Both(rules, chain(rules, ticket_deck=[18]))
+    assert both.position.die == COMP.ticket_turns[2] + bonus  # make_position reads the rules too
+    L = both.actions
+    both.step(L.fly(S, 1))
+    assert both.step(L.fly(E, 1)) == 1.0
+    after = both.position
+    assert after.ticket == 18 and after.die == COMP.ticket_turns[18] + bonus
+    for turn in range(after.die):  # AS-13: it fails after exactly its turns plus the bonus
+        assert not both.position.done
+        both.step(L.wait)
+        both.step(L.wait)
+    assert both.position.done and both.position.ticket == 18
+
+
 # --- AS-13 end of turn ----------------------------------------------------------------------------
 
 def test_as13_the_die_goes_down_each_turn_and_the_game_ends_at_zero():

@@ -70,6 +70,7 @@ def small_ladders(monkeypatch):
     }
     games = {g: dataclasses.replace(s, ladder=small.get(g, s.ladder)) for g, s in registry.GAMES.items()}
     monkeypatch.setattr(registry, "GAMES", games)
+    monkeypatch.setattr(run, "COMPARE_GAMES", 6)  # the closing comparison on a tiny budget too
     return small
 
 
@@ -79,7 +80,7 @@ def test_run_benches_the_ladder_of_every_game_from_the_registry(tmp_path, capsys
     text = capsys.readouterr().out
     assert "Airport Scramble — rules: grid_size=7" in text and text.count("Flight Tycoon — 4 players") == 2
     folders = ["airport-scramble", "flight-tycoon-heuristic-vs-random",
-               "flight-tycoon-search:samples=2,candidates=2,horizon=4-vs-heuristic"]
+               "flight-tycoon-search:samples=2,candidates=2,horizon=4-vs-heuristic", "compare-airport-scramble"]
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*folders, "aerodeck-output.json"])
     assert f"wrote {', '.join(sorted(folders))} to {tmp_path}/" in text
     ladder = json.loads((tmp_path / "airport-scramble" / "results.json").read_text())
@@ -87,6 +88,12 @@ def test_run_benches_the_ladder_of_every_game_from_the_registry(tmp_path, capsys
     assert list(ladder["agents"]) == ["random", "heuristic:games=12", "search:rollouts=2,candidates=2,games=2"]
     tycoon = json.loads((tmp_path / folders[2] / "results.json").read_text())
     assert tycoon["games"] == 4 and tycoon["lineup"][1:] == ["heuristic"] * 3
+    # the closing comparison: the rules in use against them with the tuned options (issue 10 item 11)
+    closing = json.loads((tmp_path / folders[3] / "results.json").read_text())
+    assert closing["variants"]["showcase"]["options"] == {"grid_size": 7, "action_points": 4, "face_up": 6,
+                                                          "max_replace": 3, "ticket_turn_bonus": 3}
+    assert closing["games"] == 6 and [t["name"] for t in closing["tables"]] == ["heuristic"]
+    assert f"the designer's report: {tmp_path / folders[3] / 'report.md'}" in text
 
 
 def test_every_registered_ladder_is_a_valid_bench():

@@ -1,0 +1,92 @@
+"""Restricted play (after Jaffe et al., "Evaluating competitive game balance with restricted play"):
+any agent with some kinds of action taken away, so that a mechanic's worth is the score lost without it.
+
+``restricted:base=heuristic,forbid=replace`` plays the heuristic with every ``replace`` action masked
+out; ``forbid`` names one or more of the game's action kinds (``ActionLayout.kinds``, joined by
+``+``: ``forbid=replace+stop_early``) and every other parameter goes to the base agent
+(``restricted:base=search,forbid=wait,rollouts=8``). The kinds of a decision's actions come from
+``Core.action_kinds`` on a determinization of the game (kinds are public: a determinization has the
+same ones), so the agent asks for a look-ahead view. When the restriction leaves a live game with no
+legal action, that decision falls back to the full mask; :attr:`RestrictedAgent.fallbacks` counts how
+often, out of :attr:`RestrictedAgent.decisions`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.base import Agent
+
+#: The agent-spec name of restricted play.
+NAME = "restricted"
+#: The separator of several forbidden kinds in ``forbid=`` (a comma separates spec parameters).
+KIND_SEPARATOR = "+"
+
+
+def parse_forbid(text: str, kinds: tuple[str, ...]) -> tuple[str, ...]:
+    """The forbidden kinds named by ``text`` (``"replace+wait"``); ``ValueError`` naming the game's kinds
+    for an unknown one or an empty list."""
+    names = tuple(dict.fromkeys(k.strip() for k in str(text).split(KIND_SEPARATOR) if k.strip()))
+    if not names:
+        raise ValueError(f"agent 'restricted': forbid names no action kind; kinds: {', '.join(kinds)}")
+    for name in names:
+        if name not in kinds:
+            raise ValueError(f"agent 'restricted': forbid={name!r} is not an action kind of this game; "
+                             f"kinds: {', '.join(kinds)} (several joined by '{KIND_SEPARATOR}')")
+    return names
+
+
+class RestrictedAgent(Agent):
+    """``base`` (an :class:`Agent`) playing with the action kinds ``forbid`` masked out.
+
+    ``forbid``: kind names among ``kinds``, the game's kind names (``core.actions.kinds``) in the order
+    ``Core.action_kinds`` indexes them (:func:`parse_forbid` checks a spec's text). Its own randomness
+    only seeds the determinizations that the kinds are read from.
+    """
+
+    needs_view = True
+
+    def __init__(self, base: Agent, forbid: tuple[str, ...], kinds: tuple[str, ...], seed: int | None = 0,
+                 rules=None) -> None:
+        super().__init__(seed, rules)
+        self.base = base
+        self.forbid = tuple(forbid)
+        self.forbidden = np.array([kinds.index(k) for k in self.forbid], np.int8)
+        self.name = f"{NAME}({base.name} without {'+'.join(self.forbid)})"
+        #: Decisions taken, and those where the restriction left nothing legal (full mask used).
+        self.decisions = 0
+        self.fallbacks = 0
+
+    def act(self, observations: np.ndarray, masks: np.ndarray, view=None) -> np.ndarray:
+        """Actions ``int64 (B,)``: the base agent's choice among the legal actions of an allowed kind
+        (``masks`` ``bool (B, A)``; ``view`` the look-ahead view of the same B games, required)."""
+        if view is None:
+            raise ValueError("restricted play needs the games' view to tell the kinds of their actions")
+        masks = np.asarray(masks, bool)
+        seeds = self.rng.integers(0, 2**63, size=masks.shape[0], dtype=np.uint64)
+        kinds = view.core.action_kinds(view.determinize(seeds, 1))
+        allowed = masks & ~np.isin(kinds, self.forbidden)
+        empty = ~allowed.any(axis=1) & masks.any(axis=1)
+        allowed[empty] = masks[empty]
+        self.decisions += int(masks.any(axis=1).sum())
+        self.fallbacks += int(empty.sum())
+        return self.base.act(observations, allowed, view if self.base.needs_view else None)
+
+
+def make(game: str, params: dict[str, str], rules=None, seed: int | None = 0) -> RestrictedAgent:
+    """The agent of the spec ``restricted:base=NAME,forbid=KIND[+KIND...],<base knobs>`` for ``game``
+    (``params``: the spec's parameters as text). The base agent gets the same seed."""
+    import envs
+    from agents.registry import make_agent
+
+    params = dict(params)
+    base, forbid = params.pop("base", None), params.pop("forbid", None)
+    if not base or forbid is None:
+        raise ValueError("agent 'restricted' needs base=AGENT and forbid=KIND, e.g. "
+                         "restricted:base=heuristic,forbid=replace")
+    if base == NAME:
+        raise ValueError("agent 'restricted': the base agent cannot itself be restricted; "
+                         f"forbid several kinds at once instead (joined by '{KIND_SEPARATOR}')")
+    kinds = tuple(envs.spec(game).make_core(rules).actions.kinds)
+    spec = base + (":" + ",".join(f"{k}={v}" for k, v in params.items()) if params else "")
+    return RestrictedAgent(make_agent(game, spec, rules, seed), parse_forbid(forbid, kinds), kinds, seed, rules)

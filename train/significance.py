@@ -1,0 +1,220 @@
+"""Differences between rule variants: intervals, p-values, Holm–Bonferroni, verdicts in words.
+
+Every function takes per-game samples and returns a :class:`Difference` (variant minus base) with a
+two-sided interval at ``level`` and a two-sided p-value against "no change":
+
+- :func:`paired_difference`: the same games under both variants (common random numbers): Student's t on
+  the game-by-game differences (``scipy.stats.ttest_rel``).
+- :func:`welch_difference`: independent games (the deal depends on the variant): Welch's t
+  (``scipy.stats.ttest_ind(equal_var=False)``).
+- :func:`ratio_difference`: a ratio of sums over games (``Σ y / Σ x``, e.g. completions per attempt, or a
+  mean over the games where a metric is defined), paired or not, by the delta method: each game's
+  linearised contribution ``(y − R x) / mean(x)`` goes through the t machinery above, so with ``x ≡ 1``
+  it *is* the paired / Welch t-test.
+- :func:`bootstrap_difference`: a percentile bootstrap over games (pairs resampled together when
+  paired), seeded, for a check free of the normal approximation.
+
+:func:`holm` adjusts the p-values of all the comparisons of a run (Holm 1979, step-down, monotone),
+:func:`minimum_detectable_change` is the smallest true change detected with 80 % power at the nominal
+level, and :func:`verdict` puts the three in words.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+from scipy import stats
+
+#: The power at which :func:`minimum_detectable_change` is quoted.
+POWER = 0.8
+
+
+@dataclasses.dataclass(frozen=True)
+class Difference:
+    """A difference (variant − base) with its interval, p-value and standard error.
+
+    ``n``: the games behind it (pairs when paired, both sides' games otherwise); ``method``: how it was
+    computed (``paired t``, ``Welch t``, ``delta (paired)``, ``delta (Welch)``, ``bootstrap``).
+    """
+
+    value: float
+    low: float
+    high: float
+    p_value: float
+    se: float
+    n: int
+    method: str
+    level: float = 0.95
+
+    def to_dict(self) -> dict:
+        """JSON-ready fields."""
+        return dataclasses.asdict(self)
+
+
+def _t_difference(value: float, se: float, df: float, n: int, method: str, level: float) -> Difference:
+    """Difference from a point value, its standard error and t degrees of freedom (se 0: exact)."""
+    if not se > 0 or not math.isfinite(se):
+        same = math.isclose(value, 0.0, abs_tol=1e-12)
+        return Difference(value, value, value, 1.0 if same else 0.0, 0.0, n, method, level)
+    t = value / se
+    half = float(stats.t.ppf(0.5 + level / 2, df)) * se
+    p = float(2 * stats.t.sf(abs(t), df))
+    return Difference(value, value - half, value + half, p, se, n, method, level)
+
+
+def _clean(x) -> np.ndarray:
+    a = np.asarray(x, dtype=np.float64).ravel()
+    if a.size == 0:
+        raise ValueError("a difference needs at least one game on each side")
+    return a
+
+
+def paired_difference(variant, base, level: float = 0.95) -> Difference:
+    """Mean of ``variant − base`` game by game (float arrays ``(G,)``, the same games): paired t."""
+    a, b = _clean(variant), _clean(base)
+    if a.shape != b.shape:
+        raise ValueError(f"paired samples need the same games, got {a.size} and {b.size}")
+    d = a - b
+    n = d.size
+    se = float(d.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0
+    return _t_difference(float(d.mean()), se, n - 1, n, "paired t", level)
+
+
+def _welch_se_df(var_a: float, n_a: int, var_b: float, n_b: int) -> tuple[float, float]:
+    """Welch's standard error of a difference of means and its Welch–Satterthwaite degrees of freedom."""
+    va, vb = var_a / n_a, var_b / n_b
+    se = math.sqrt(va + vb)
+    den = va**2 / (n_a - 1) + vb**2 / (n_b - 1)
+    return se, ((va + vb) ** 2 / den if den > 0 else 1.0)
+
+
+def welch_difference(variant, base, level: float = 0.95) -> Difference:
+    """Mean of ``variant`` minus mean of ``base`` (independent games, float ``(Ga,)`` and ``(Gb,)``): Welch t."""
+    a, b = _clean(variant), _clean(base)
+    if a.size < 2 or b.size < 2:
+        raise ValueError("Welch's test needs at least two games on each side")
+    se, df = _welch_se_df(a.var(ddof=1), a.size, b.var(ddof=1), b.size)
+    return _t_difference(float(a.mean() - b.mean()), se, df, a.size + b.size, "Welch t", level)
+
+
+def ratio(numerator, denominator) -> float:
+    """``Σ numerator / Σ denominator`` (NaN when the denominator sums to 0)."""
+    den = float(np.sum(denominator))
+    return float(np.sum(numerator)) / den if den > 0 else math.nan
+
+
+def linearised(numerator, denominator) -> np.ndarray:
+    """Each game's delta-method contribution to the ratio of sums: ``(y − R x) / mean(x)``, float ``(G,)``."""
+    y, x = _clean(numerator), _clean(denominator)
+    r, mean_x = ratio(y, x), x.mean()
+    if not mean_x > 0:
+        raise ValueError("a ratio needs a positive denominator")
+    return (y - r * x) / mean_x
+
+
+def ratio_estimate(numerator, denominator, level: float = 0.95) -> tuple[float, float, float]:
+    """``(R, low, high)``: the ratio of sums over games with its delta-method t interval."""
+    z = linearised(numerator, denominator)
+    r = ratio(numerator, denominator)
+    n = z.size
+    se = float(z.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0
+    half = float(stats.t.ppf(0.5 + level / 2, n - 1)) * se if se > 0 else 0.0
+    return r, r - half, r + half
+
+
+def ratio_difference(variant: tuple, base: tuple, paired: bool, level: float = 0.95) -> Difference:
+    """``R_variant − R_base`` for ratios of sums over games; ``variant`` / ``base``: ``(numerator,
+    denominator)``, each float ``(G,)``; ``paired``: the same games on both sides (then ``Ga == Gb``)."""
+    za, zb = linearised(*variant), linearised(*base)
+    value = ratio(*variant) - ratio(*base)
+    if paired:
+        if za.shape != zb.shape:
+            raise ValueError(f"paired samples need the same games, got {za.size} and {zb.size}")
+        d = za - zb
+        se = float(d.std(ddof=1) / math.sqrt(d.size)) if d.size > 1 else 0.0
+        return _t_difference(value, se, d.size - 1, d.size, "delta (paired)", level)
+    if za.size < 2 or zb.size < 2:
+        raise ValueError("an unpaired ratio difference needs at least two games on each side")
+    se, df = _welch_se_df(za.var(ddof=1), za.size, zb.var(ddof=1), zb.size)
+    return _t_difference(value, se, df, za.size + zb.size, "delta (Welch)", level)
+
+
+def bootstrap_difference(variant: tuple, base: tuple, paired: bool, seed: int, level: float = 0.95,
+                         resamples: int = 2000) -> Difference:
+    """Percentile bootstrap of ``R_variant − R_base`` (ratios of sums; a plain mean is ``(values,
+    ones)``): games resampled with replacement, pairs together when ``paired``; seeded by ``seed``.
+
+    The p-value is the two-sided bootstrap p: twice the share of resampled differences on the other
+    side of 0, never below ``1 / resamples`` (the resolution of the resampling) and at most 1.
+    """
+    ya, xa = (_clean(v) for v in variant)
+    yb, xb = (_clean(v) for v in base)
+    rng = np.random.default_rng(seed)
+    value = ratio(ya, xa) - ratio(yb, xb)
+    if paired:
+        if ya.shape != yb.shape:
+            raise ValueError(f"paired samples need the same games, got {ya.size} and {yb.size}")
+        idx = rng.integers(0, ya.size, size=(resamples, ya.size))
+        ia = ib = idx
+    else:
+        ia = rng.integers(0, ya.size, size=(resamples, ya.size))
+        ib = rng.integers(0, yb.size, size=(resamples, yb.size))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        draws = ya[ia].sum(1) / xa[ia].sum(1) - yb[ib].sum(1) / xb[ib].sum(1)
+    draws = draws[np.isfinite(draws)]
+    low, high = np.quantile(draws, [0.5 - level / 2, 0.5 + level / 2])
+    if np.all(draws == value):
+        p = 1.0 if value == 0 else 0.0
+    else:
+        p = float(min(1.0, max(1.0 / resamples, 2 * min(np.mean(draws <= 0), np.mean(draws >= 0)))))
+    se = float(draws.std(ddof=1)) if draws.size > 1 else 0.0
+    return Difference(value, float(low), float(high), p, se, ya.size + (0 if paired else yb.size), "bootstrap", level)
+
+
+def holm(p_values) -> np.ndarray:
+    """Holm–Bonferroni adjusted p-values (same order as given): the k-th smallest of m is multiplied
+    by ``m − k + 1``, made monotone non-decreasing in that order and capped at 1. Reject where the
+    adjusted value is below the level: this controls the chance of any false "change" in the run."""
+    p = np.asarray(p_values, dtype=np.float64)
+    if p.ndim != 1:
+        raise ValueError("holm needs a flat list of p-values")
+    if np.any((p < 0) | (p > 1) | np.isnan(p)):
+        raise ValueError("p-values must lie in [0, 1]")
+    m = p.size
+    order = np.argsort(p, kind="stable")
+    scaled = np.minimum(1.0, np.maximum.accumulate(p[order] * (m - np.arange(m))))
+    out = np.empty(m)
+    out[order] = scaled
+    return out
+
+
+def minimum_detectable_change(se: float, alpha: float = 0.05, power: float = POWER) -> float:
+    """The smallest true difference a two-sided test at ``alpha`` detects with probability ``power``,
+    given the difference's standard error ``se`` (normal approximation: ``(z₁₋α/₂ + z_power) · se``)."""
+    return float((stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power)) * se)
+
+
+def verdict(diff: Difference, p_adjusted: float, alpha: float = 0.05, digits: int = 3) -> str:
+    """``"higher"``, ``"lower"`` or ``"no detectable change at this N; the smallest change this N
+    detects is ±X"`` for a difference whose Holm-adjusted p-value is ``p_adjusted`` (``"no change: equal
+    in every game"`` when the difference has no spread at all, e.g. a metric the variant cannot move)."""
+    if p_adjusted < alpha:
+        return "higher" if diff.value > 0 else "lower"
+    if diff.se == 0:  # no spread at all: the two sides agree game by game
+        return "no change: equal in every game"
+    return ("no detectable change at this N; the smallest change this N detects is "
+            f"±{minimum_detectable_change(diff.se, alpha):.{digits}g}")
+
+
+def wilson(successes: float, n: int, level: float = 0.95) -> tuple[float, float, float]:
+    """``(p, low, high)``: a proportion with its Wilson score interval; ``successes`` may be fractional
+    (shared wins count as a share)."""
+    if n <= 0:
+        raise ValueError("a proportion needs n >= 1")
+    z = float(stats.norm.ppf(0.5 + level / 2))
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return p, min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half))

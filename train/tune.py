@@ -1,0 +1,227 @@
+"""``aerodeck tune``: search the rule options for the variant whose metric is closest to a target.
+
+``--param key=lo..hi`` (integers) or ``--param key=a,b,c`` (values) name the options searched (the
+others keep their defaults); ``--target METRIC=VALUE`` what to reach, measured on the first agent's
+table (the first table where the metric is defined: a multi-player game's ``skill_gap`` is the mixed
+table's); ``--keep METRIC>=VALUE`` / ``METRIC<=VALUE`` (repeatable) constraints, where ``skill_gap``
+is the gap between the first two agents (``docs/metrics.md``). Each of ``--trials`` trials plays
+``--trial-games`` games per table of one candidate on the same seeds (Optuna's TPE sampler, seeded by
+``--seed``); a candidate the rules refuse (say ``max_replace`` above ``face_up``) is skipped. The
+best candidate is then confirmed by a full ``compare`` against the base (``--games`` games), whose
+report lands in ``--out``; its ``variants.toml`` holds the tuned variant as the table ``[tuned]``, which
+``compare --variants`` and ``--rules FILE --table tuned`` read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import math
+import re
+
+import envs
+from train import compare
+from train.backends import catalogue
+
+#: How far outside a ``--keep`` bound counts, against distance to the target.
+PENALTY = 1000.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Param:
+    """A searched rule option: an integer range ``lo..hi`` or a list of values (text)."""
+
+    key: str
+    lo: int | None = None
+    hi: int | None = None
+    values: tuple[str, ...] = ()
+
+    def suggest(self, trial) -> str:
+        """This parameter's value for an Optuna trial, as text for the rules class."""
+        if self.values:
+            return trial.suggest_categorical(self.key, list(self.values))
+        return str(trial.suggest_int(self.key, self.lo, self.hi))
+
+
+def parse_param(text: str, rules_class) -> Param:
+    """``key=lo..hi`` or ``key=a,b,c``; the option must exist and every value be allowed."""
+    key, sep, rest = text.partition("=")
+    key, rest = key.strip(), rest.strip()
+    if not sep or not key or not rest:
+        raise ValueError(f"--param {text!r}: expected key=lo..hi or key=a,b,c")
+    if key not in rules_class.option_names():
+        raise ValueError(f"--param {text!r}: unknown rule option {key!r} for {rules_class.game}; allowed options: "
+                         f"{', '.join(rules_class.option_names())}")
+    found = re.fullmatch(r"(-?\d+)\.\.(-?\d+)", rest)
+    if found:
+        lo, hi = int(found[1]), int(found[2])
+        if lo > hi:
+            raise ValueError(f"--param {text!r}: the range {lo}..{hi} is empty")
+        param, values = Param(key, lo, hi), [str(lo), str(hi)]
+    else:
+        values = [v.strip() for v in rest.split(",") if v.strip()]
+        param = Param(key, values=tuple(values))
+    field = next(f for f in dataclasses.fields(rules_class) if f.name == key)
+    for v in values:
+        field.metadata["allowed"].parse(key, v)  # ValueError naming the option and what it allows
+    return param
+
+
+@dataclasses.dataclass(frozen=True)
+class Goal:
+    """``metric`` (``op`` ``=``: as close as possible to ``value``; ``>=`` / ``<=``: a bound)."""
+
+    metric: str
+    op: str
+    value: float
+
+
+def parse_goal(text: str, flag: str, ops: tuple[str, ...]) -> Goal:
+    """``METRIC=VALUE`` (``--target``) or ``METRIC>=VALUE`` / ``METRIC<=VALUE`` (``--keep``)."""
+    found = re.fullmatch(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*(>=|<=|=)\s*(\S+)\s*", text)
+    if not found or found[2] not in ops:
+        raise ValueError(f"{flag} {text!r}: expected METRIC{'VALUE or METRIC'.join(ops)}VALUE")
+    try:
+        value = float(found[3])
+    except ValueError:
+        raise ValueError(f"{flag} {text!r}: {found[3]!r} is not a number") from None
+    if not math.isfinite(value):
+        raise ValueError(f"{flag} {text!r}: the value must be finite")
+    return Goal(found[1], found[2], value)
+
+
+def check_goal(goal: Goal, game: str, flag: str) -> None:
+    """Refuse a goal naming a metric the game lacks, or a breakdown (tuned metrics are plain)."""
+    if goal.metric == "skill_gap":
+        return
+    try:
+        metric = catalogue(game).metric(goal.metric)
+    except ValueError as err:
+        raise ValueError(f"{flag}: {err}") from None
+    if metric.width != 1:
+        raise ValueError(f"{flag}: {goal.metric!r} is a breakdown ({metric.width} values); name a plain metric")
+
+
+def measured(analysis: dict, variant: str, metric: str) -> float | None:
+    """``metric`` of ``variant`` in an analysis: the first table where it is defined; ``skill_gap`` from
+    the analysis' skill gap (``None`` if undefined)."""
+    if metric == "skill_gap":
+        gap = analysis["skill_gap"].get(variant)
+        return None if not gap or "value" not in gap else gap["value"]
+    for table in analysis["tables"]:
+        est = analysis["estimates"][metric][variant][table["name"]][0]
+        if est is not None:
+            return est["value"]
+    return None
+
+
+def objective(analysis: dict, variant: str, target: Goal, keeps: list[Goal]) -> float:
+    """Distance of the target metric from its value, plus ``PENALTY`` times each bound's violation."""
+    value = measured(analysis, variant, target.metric)
+    if value is None:
+        return math.inf
+    loss = abs(value - target.value)
+    for k in keeps:
+        got = measured(analysis, variant, k.metric)
+        if got is None:
+            return math.inf
+        short = k.value - got if k.op == ">=" else got - k.value
+        loss += PENALTY * max(0.0, short)
+    return loss
+
+
+def add_parser(sub) -> None:
+    """Register ``aerodeck tune``."""
+    p = sub.add_parser("tune", help="search the rule options for a metric's target value (Optuna), then "
+                       "confirm with compare", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    compare.add_common_arguments(p, "out/tune-<game>")
+    p.add_argument("--param", dest="params", action="append", default=[], metavar="KEY=LO..HI|KEY=A,B",
+                   help="a rule option to search (repeat)")
+    p.add_argument("--target", required=True, metavar="METRIC=VALUE", help="the metric and the value to reach")
+    p.add_argument("--keep", dest="keeps", action="append", default=[], metavar="METRIC>=VALUE",
+                   help="a bound to keep (repeat; METRIC>=VALUE or METRIC<=VALUE; skill_gap allowed)")
+    p.add_argument("--trials", type=int, default=30, help="candidates tried (default 30)")
+    p.add_argument("--trial-games", type=int, default=500, help="games per table of each trial (default 500)")
+    p.set_defaults(func=main)
+
+
+def search(question: compare.Question, params: list[Param], target: Goal, keeps: list[Goal], trials: int,
+           trial_games: int, backend, chunk: int, progress: bool) -> tuple[object, list[dict]]:
+    """Run the Optuna search; the best rules object and every trial (params, value, metrics measured)."""
+    try:
+        import optuna
+    except ImportError:
+        raise ValueError("aerodeck tune needs Optuna: pip install optuna (the README's setup installs it "
+                         "with the dev extra)") from None
+    from tqdm.auto import tqdm
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    rules_class = envs.spec(question.game).rules_class()
+    base = question.variants[question.base]
+    fixed = {k: v for k, v in base.changes().items() if k not in {p.key for p in params}}
+    history: list[dict] = []
+    seen: dict[object, dict] = {}
+    bar = tqdm(total=trials, unit="trial", disable=not progress, leave=False, desc="tune")
+
+    def run(trial) -> float:
+        values = {p.key: p.suggest(trial) for p in params}
+        try:
+            rules = rules_class.from_strings([f"{k}={v}" for k, v in values.items()]).replace(**fixed)
+        except ValueError as err:
+            history.append({"trial": trial.number, "params": values, "skipped": str(err)})
+            bar.update()
+            raise optuna.TrialPruned() from None
+        if rules not in seen:  # the same candidate again (a small space): the same seeds, the same numbers
+            q = dataclasses.replace(question, variants={"trial": rules}, games=trial_games, metrics=())
+            analysis = compare.analyse(q, compare.play(q, backend, chunk, progress=False))
+            seen[rules] = {"loss": objective(analysis, "trial", target, keeps),
+                           **{g.metric: measured(analysis, "trial", g.metric) for g in [target, *keeps]}}
+        history.append({"trial": trial.number, "params": values, **seen[rules]})
+        bar.update()
+        return seen[rules]["loss"]
+
+    study = optuna.create_study(direction="minimize", sampler=optuna.samplers.TPESampler(seed=question.seed % 2**32))
+    study.optimize(run, n_trials=trials)
+    bar.close()
+    done = [t for t in study.trials if t.value is not None and math.isfinite(t.value)]
+    if not done:
+        raise ValueError("no trial gave a measurable candidate: widen the --param ranges")
+    best = min(done, key=lambda t: (t.value, t.number))
+    rules = rules_class.from_strings([f"{k}={v}" for k, v in best.params.items()]).replace(**fixed)
+    return rules, history
+
+
+def main(args: argparse.Namespace) -> int:
+    """``aerodeck tune``."""
+    spec = envs.spec(args.game)
+    rules_class = spec.rules_class()
+    if not args.params:
+        raise ValueError("tune needs at least one --param key=lo..hi or key=a,b,c")
+    params = [parse_param(p, rules_class) for p in args.params]
+    if len({p.key for p in params}) != len(params):
+        raise ValueError("--param names an option twice")
+    target = parse_goal(args.target, "--target", ("=",))
+    keeps = [parse_goal(k, "--keep", (">=", "<=")) for k in args.keeps]
+    for goal, flag in [(target, "--target"), *((k, "--keep") for k in keeps)]:
+        check_goal(goal, args.game, flag)
+    if args.trials < 1 or args.trial_games < 2:
+        raise ValueError("--trials must be at least 1 and --trial-games at least 2")
+    agents = args.agents or list(catalogue(args.game).default_agents)
+    if any(g.metric == "skill_gap" for g in [target, *keeps]) and len(agents) < 2:
+        raise ValueError("skill_gap needs two agents: --agent STRONG --agent WEAK")
+    base = rules_class().replace(**compare.fixed_options(args, spec))
+    question, backend, out = compare.common_setup(args, {compare.BASE: base}, "tune", search=True)
+    rules, history = search(question, params, target, keeps, args.trials, args.trial_games, backend, args.chunk,
+                            not args.no_progress)
+    if rules == base:
+        best = min((t for t in history if "loss" in t), key=lambda t: t["loss"])
+        raise ValueError(f"the rules already in use ({base.label()}) came closest to the target ({target.metric} "
+                         f"{best[target.metric]:.4g} after {len(history)} trials): no variant to confirm")
+    confirm = dataclasses.replace(question, variants={question.base: base, "tuned": rules})
+    tuned = {"target": dataclasses.asdict(target), "keep": [dataclasses.asdict(k) for k in keeps],
+             "params": [dataclasses.asdict(p) for p in params], "trials": history, "trial_games": args.trial_games,
+             "best": rules.changes()}
+    compare.run_question(confirm, backend, out, args, extra={"tune": tuned})
+    print(f"tuned: {rules.label()} — written as [tuned] in {out.path / 'variants.toml'}")
+    return 0
+
