@@ -1,7 +1,7 @@
 """Agents by name: ``make_agent("airport-scramble", "search:rollouts=8,candidates=2", rules, seed)``.
 
-A game's agents are ``random`` (every game) plus those its registry entry offers
-(``envs.spec(game).agents``). An agent spec is ``NAME`` or ``NAME:key=value,key=value``; each key is
+A game's agents are ``random`` and ``ppo`` (every game; ``ppo`` plays a trained model, see
+:mod:`agents.ppo`) plus those its registry entry offers (``envs.spec(game).agents``). An agent spec is ``NAME`` or ``NAME:key=value,key=value``; each key is
 one of the agent class's declared :attr:`~agents.base.Agent.knobs`, and its value is checked against
 the knob's type and range (an error names the agent, the knob and what is allowed).
 """
@@ -31,7 +31,10 @@ def agent_class(game: str, name: str) -> type[Agent]:
     if name == RANDOM:
         return RandomAgent
     if name == PPO:
-        return load("agents.ppo:PPOAgent")
+        try:
+            return load("agents.ppo:PPOAgent")
+        except ImportError as err:  # torch and sb3-contrib come with the train extra
+            raise ValueError(f"agent 'ppo' needs the train extra: pip install -e '.[train]' ({err})") from None
     if name not in offered:
         raise ValueError(f"unknown agent {name!r} for {game}; available: {', '.join(agent_names(game))}")
     return load(offered[name])

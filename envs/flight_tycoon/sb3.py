@@ -24,8 +24,8 @@ class FlightTycoonVecEnv(BatchedVecEnv):
     (``opponents``: callables ``(observations, masks, view) -> actions``, default uniform random play)."""
 
     def __init__(self, num_envs: int, rules=None, opponents=None, learner_seat="rotate", seed: int = 0,
-                 **rule_options) -> None:
-        self.view = LearnerGames(num_envs, rules, opponents, learner_seat, seed, **rule_options)
+                 assign=None, **rule_options) -> None:
+        self.view = LearnerGames(num_envs, rules, opponents, learner_seat, seed, assign, **rule_options)
         self.rules, self.core = self.view.rules, self.view.core
         super().__init__(self.view.num_envs, self.core.obs_size, self.core.n_actions)
 

@@ -11,6 +11,10 @@ An opponent is a plain callable ``(observations float32 (k, O), masks bool (k, A
 (k,)`` deciding for k games at once (an agent's bound ``act`` method qualifies); ``view`` is the
 :class:`~envs.flight_tycoon.view.SeatView` of those games for look-ahead opponents. The default
 opponent plays uniformly at random among the legal actions (:func:`random_opponent`).
+
+A pool of opponents (a self-play league, ``train.league``) passes ``opponents`` as a list of callables
+and ``assign``: for each game dealt, the index of the one opponent playing all its other seats. The
+seats of the whole batch that one opponent plays still act in one call of that opponent.
 """
 
 from __future__ import annotations
@@ -59,10 +63,15 @@ class LearnerGames:
     ``learner_seat``: an absolute seat, ``"rotate"`` (a game's seat is its game number modulo n:
     every seat equally often) or ``"random"``. ``seed`` fixes the game seeds and the learner seats
     (given opponents own their randomness).
+
+    ``assign`` (optional): ``count -> integers (count,)``, called whenever ``count`` games are dealt,
+    giving the index into ``opponents`` — then a list of any length, held as given (it may grow
+    between deals) — of the opponent playing every other seat of each new game; an ended game's info
+    gives that index back as ``opponent``.
     """
 
     def __init__(self, num_envs: int, rules: FlightTycoonRules | None = None, opponents=None,
-                 learner_seat="rotate", seed: int = 0, **rule_options) -> None:
+                 learner_seat="rotate", seed: int = 0, assign=None, **rule_options) -> None:
         if rules is not None and rule_options:
             raise ValueError("pass either a rules object or rule options, not both")
         self.rules = rules if rules is not None else FlightTycoonRules.from_options(rule_options)
@@ -78,11 +87,21 @@ class LearnerGames:
         self.n_actions = self.core.n_actions
         self.observation_size = self.core.obs_size
         self.learner_seat = learner_seat
-        self.opponents = self._opponents(random_opponent(seed) if opponents is None else opponents, n)
-        #: each distinct opponent once (bound methods of one agent are equal), with the seat offsets
-        #: 1 … n−1 it plays (``bool (n−1,)``).
-        distinct = [o for i, o in enumerate(self.opponents) if not any(o == p for p in self.opponents[:i])]
-        self._groups = [(o, np.array([p == o for p in self.opponents])) for o in distinct]
+        self._assign = assign
+        if assign is None:
+            self.opponents = self._opponents(random_opponent(seed) if opponents is None else opponents, n)
+            #: each distinct opponent once (bound methods of one agent are equal) ...
+            self._callables = [o for i, o in enumerate(self.opponents) if not any(o == p for p in self.opponents[:i])]
+            #: ... and the one of each seat offset 1 … n−1 (``int64 (n−1,)``)
+            self._by_offset = np.array([next(k for k, o in enumerate(self._callables) if o == p) for p in self.opponents])
+        else:
+            if not (isinstance(opponents, list) and opponents and all(callable(o) for o in opponents)
+                    and callable(assign)):
+                raise ValueError("with assign, opponents must be a non-empty list of callables "
+                                 "(observations, masks, view) -> actions and assign a callable count -> indices")
+            self.opponents = self._callables = opponents
+        #: ``int64 (B, n−1)``: each game's opponent (index into ``_callables``) by seat offset 1 … n−1
+        self._table = np.zeros((self.num_envs, n - 1), np.int64)
         self._seed_rng = np.random.default_rng(seed)
         self._games_started = 0
         self._reserve: State | None = None
@@ -107,8 +126,9 @@ class LearnerGames:
 
     # --- games -----------------------------------------------------------------------------------------
 
-    def _fresh(self, count: int) -> tuple[State, np.ndarray]:
-        """``count`` new games (dealt in bulk, ahead of need) and their learner seats."""
+    def _fresh(self, count: int) -> tuple[State, np.ndarray, np.ndarray]:
+        """``count`` new games (dealt in bulk, ahead of need), their learner seats and opponents
+        (``int64 (count, n−1)``, indices into ``_callables`` by seat offset)."""
         parts = []
         while count:
             if self._reserve is None or self._reserve_next == self._reserve.batch_size:
@@ -128,7 +148,16 @@ class LearnerGames:
             seats = self._seed_rng.integers(0, n, size=games.batch_size)
         else:
             seats = np.full(games.batch_size, self.learner_seat)
-        return games, seats.astype(np.int64)
+        if self._assign is None:
+            table = np.broadcast_to(self._by_offset, (games.batch_size, n - 1))
+        else:
+            drawn = np.asarray(self._assign(games.batch_size))
+            if drawn.shape != (games.batch_size,) or drawn.dtype.kind not in "iu" or drawn.min() < 0 \
+                    or drawn.max() >= len(self._callables):
+                raise ValueError(f"assign({games.batch_size}) must give {games.batch_size} indices into the "
+                                 f"{len(self._callables)} opponents, got {drawn!r}")
+            table = np.repeat(drawn.astype(np.int64)[:, None], n - 1, axis=1)
+        return games, seats.astype(np.int64), table
 
     def _play_opponents(self, rewards: np.ndarray) -> None:
         """Let the opponents decide until every game waits for its learner or is over."""
@@ -139,13 +168,13 @@ class LearnerGames:
             if not waiting.any():
                 return
             offset = (to_act - self.learner) % n
+            owner = self._table[np.arange(st.batch_size), np.maximum(offset - 1, 0)]
             actions = np.zeros(st.batch_size, np.int64)
-            for opponent, plays in self._groups:  # each distinct opponent once, on all its games
-                games = np.flatnonzero(waiting & plays[offset - 1])
-                if games.size:
-                    obs = core.observe(st, to_act[games], games=games)
-                    view = SeatView(core, st, to_act[games], games)  # for look-ahead opponents: no hidden cards
-                    actions[games] = opponent(obs, core.legal_mask(st, games=games), view)
+            for k in np.unique(owner[waiting]):  # each distinct opponent once, on all its games
+                games = np.flatnonzero(waiting & (owner == k))
+                obs = core.observe(st, to_act[games], games=games)
+                view = SeatView(core, st, to_act[games], games)  # for look-ahead opponents: no hidden cards
+                actions[games] = self._callables[k](obs, core.legal_mask(st, games=games), view)
             played = np.flatnonzero(waiting)
             reward = core.step(st, actions, games=played)
             rewards[played] += reward[played, self.learner[played]]
@@ -154,7 +183,7 @@ class LearnerGames:
 
     def reset(self) -> tuple[np.ndarray, np.ndarray]:
         """New games; returns the learner's observations ``float32 (B, obs)`` and masks ``bool (B, A)``."""
-        games, self.learner = self._fresh(self.num_envs)
+        games, self.learner, self._table[:] = self._fresh(self.num_envs)
         self.state = games.copy()  # not a view of the dealt-ahead games
         self._play_opponents(np.zeros(self.num_envs, np.float32))
         return self.observe(), self.action_masks()
@@ -174,7 +203,8 @@ class LearnerGames:
         A finished game restarts at once: its entry holds the new game's first observation and
         ``infos[i]`` has ``terminal_observation``, ``vp`` (final VP by seat, relative to the learner),
         ``learner_seat``, ``rank`` (the learner's FT-12 place, 1 = best, tied seats share the best
-        rank) and ``win_share`` (1/k for a k-way shared win, else 0).
+        rank) and ``win_share`` (1/k for a k-way shared win, else 0); with ``assign``, also
+        ``opponent`` (the index of the opponent that played the other seats).
         """
         if self.state is None:
             raise RuntimeError("call reset() before step()")
@@ -195,8 +225,11 @@ class LearnerGames:
                 rank, share = game_outcome(standings[i], seat)
                 infos[b] = {"terminal_observation": terminal[i], "vp": self.state.vp[b, order].copy(),
                             "learner_seat": seat, "rank": rank, "win_share": share}
-            games, seats = self._fresh(finished.size)
+                if self._assign is not None:
+                    infos[b]["opponent"] = int(self._table[b, 0])
+            games, seats, table = self._fresh(finished.size)
             self.state.put(finished, games)
             self.learner[finished] = seats
+            self._table[finished] = table
             self._play_opponents(np.zeros(self.num_envs, np.float32))  # new games: no reward carried over
         return self.observe(), rewards, dones, infos

@@ -1,0 +1,370 @@
+"""The trained agent: a MaskablePPO policy saved by ``aerodeck train`` (needs the ``train`` extra).
+
+``ppo`` plays the model shipped for the game (and player count) in ``agents/models/``;
+``ppo:path=runs/x/best.zip`` plays a model of your own; ``deterministic=0`` samples from the policy
+instead of taking its most likely action. Every game offers it (``agents.registry``).
+
+A model is the stable-baselines3 zip plus a sidecar JSON beside it (``best.zip`` → ``best.json``)
+that ``aerodeck train`` writes: the game, the rules (``rules.to_dict()``), the observation and action
+layouts (sizes and a fingerprint, :func:`layout_of`), what the policy reads (:class:`Inputs`), the
+package version, the command and config that made it, its steps and its evaluation. Loading checks
+the model against the rules in use: a different layout is refused naming both; the same layout under
+other rule options loads with a warning naming the options that differ. A model saved from Python
+without a sidecar (``model.save``) is checked by its sizes only.
+
+What the policy reads (:class:`Inputs`): the observation; optionally the legal mask as 0/1 values —
+it carries what the rules compute from the table (which cells a card fits, how far the plane flies),
+which a small network learns slowly from the observation alone; optionally a *prior*: another agent's
+preferences over the actions (:func:`prior_features`), which :class:`PriorPolicy` adds to its logits,
+so training starts from that agent's play and learns where to depart from it. Inference is one
+batched forward pass per call, in chunks of :data:`CHUNK` games, on the CPU threads torch is set to
+use (``torch.set_num_threads``; nothing here changes it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import warnings
+import zipfile
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+import torch
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+from agents.base import Agent, Knob
+
+#: The models shipped with the package: ``<game>.zip`` (solo games) or ``<game>-<n>p.zip``, each with its sidecar.
+MODELS = Path(__file__).parent / "models"
+#: Games run through the network at once (bounds the memory of one forward pass).
+CHUNK = 8192
+
+
+def game_of(rules):
+    """The registry entry (``envs.registry.GameSpec``) whose rules class ``rules`` is an instance of."""
+    from envs.registry import GAMES
+
+    for game in GAMES.values():
+        if isinstance(rules, game.rules_class()):
+            return game
+    raise ValueError(f"{type(rules).__name__} is not the rules class of a registered game")
+
+
+def shipped_path(game, rules) -> Path:
+    """The shipped model of ``game`` (a ``GameSpec``) for ``rules``: ``agents/models/<game>[-<n>p].zip``."""
+    if game.players_option is None:
+        return MODELS / f"{game.id}.zip"
+    return MODELS / f"{game.id}-{getattr(rules, game.players_option)}p.zip"
+
+
+def shipped_models() -> list[str]:
+    """The names of the shipped models (``airport-scramble``, ``flight-tycoon-4p``, ...)."""
+    return sorted(p.stem for p in MODELS.glob("*.zip"))
+
+
+def layout_of(core) -> dict:
+    """The layouts a policy depends on: ``{"observation_size", "n_actions", "fingerprint"}``.
+
+    The fingerprint (16 hex digits) hashes the observation blocks (name, start, size) and every
+    action's description, so two rule sets with the same sizes but a different meaning of an index
+    (another edition's cards, say) differ."""
+    blocks = [[b.name, b.start, b.size] for b in core.observation.blocks.values()]
+    actions = [core.actions.describe(a) for a in range(core.n_actions)]
+    text = json.dumps({"observation": blocks, "actions": actions}, separators=(",", ":"))
+    return {"observation_size": int(core.obs_size), "n_actions": int(core.n_actions),
+            "fingerprint": hashlib.sha256(text.encode()).hexdigest()[:16]}
+
+
+def package_version() -> str:
+    """The installed aerodeck version (``"unknown"`` when run from a bare checkout)."""
+    try:
+        return metadata.version("aerodeck")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def sidecar_path(path: Path) -> Path:
+    """The sidecar JSON of model ``path``: the same name with ``.json``."""
+    return Path(path).with_suffix(".json")
+
+
+class Inputs:
+    """What a policy reads, in order: the observation ``float32 (B, O)``; with ``mask``, the legal
+    mask as 0/1 ``(B, A)``; with ``prior`` (an agent name), that agent's action preferences as
+    :func:`prior_features` ``(B, A)`` (the agent must offer ``scores(observations, masks)``, higher is
+    better). ``prior_agent`` is the agent instance (``None`` without a prior)."""
+
+    def __init__(self, mask: bool = False, prior: str | None = None, prior_units: float = 4.0, prior_agent=None) -> None:
+        if prior and prior_agent is None:
+            raise ValueError(f"inputs with the prior {prior!r} need that agent")
+        if prior and not callable(getattr(prior_agent, "scores", None)):
+            raise ValueError(f"agent {prior!r} cannot be a prior: it has no scores(observations, masks)")
+        if not prior_units > 0:
+            raise ValueError(f"prior_units must be above 0, got {prior_units}")
+        self.mask, self.prior, self.prior_units, self.prior_agent = bool(mask), prior or None, float(prior_units), prior_agent
+
+    @classmethod
+    def make(cls, game: str, rules, mask: bool = False, prior: str | None = None, prior_units: float = 4.0) -> Inputs:
+        """Inputs for ``game`` under ``rules``, building the prior agent by name."""
+        from agents.registry import make_agent
+
+        agent = make_agent(game, prior, rules, seed=0) if prior else None
+        return cls(mask, prior, prior_units, agent)
+
+    def to_dict(self) -> dict:
+        """For the sidecar: ``{"mask", "prior", "prior_units"}``."""
+        return {"mask": self.mask, "prior": self.prior, "prior_units": self.prior_units}
+
+    def size(self, obs_size: int, n_actions: int) -> int:
+        """The width of what the policy reads."""
+        return obs_size + n_actions * (int(self.mask) + int(self.prior is not None))
+
+    def __call__(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """``float32 (B, size)`` for observations ``float32 (B, O)`` and masks ``bool (B, A)``."""
+        parts = [np.asarray(observations, np.float32)]
+        if self.mask:
+            parts.append(np.asarray(masks, np.float32))
+        if self.prior is not None:
+            parts.append(prior_features(self.prior_agent.scores(observations, masks), self.prior_units))
+        return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
+
+
+def masked_logits(policy, inputs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """``float32 (B, A)``: the policy's action logits for ``inputs`` (what it reads, ``(B, ·)``, see
+    :class:`Inputs`), ``-inf`` where ``masks`` (``bool (B, A)``) is False. One forward pass per
+    :data:`CHUNK` rows."""
+    out = np.empty(masks.shape, np.float32)
+    with torch.no_grad():
+        for start in range(0, len(inputs), CHUNK):
+            rows = slice(start, start + CHUNK)
+            x = torch.as_tensor(inputs[rows], dtype=torch.float32, device=policy.device)
+            features = policy.extract_features(x, policy.pi_features_extractor)
+            if isinstance(features, tuple):  # features extractor not shared: (actor's, critic's)
+                features = features[0]
+            out[rows] = policy.action_net(policy.mlp_extractor.forward_actor(features)).cpu().numpy()
+    out[~masks] = -np.inf
+    return out
+
+
+def prior_features(scores: np.ndarray, units: float) -> np.ndarray:
+    """``float32 (B, A)`` in [0, 1]: a prior agent's action scores (``float (B, A)``, higher is better,
+    ``-inf`` where illegal) as the policy reads them: 1 for each game's best action, falling linearly
+    to 0 at ``units`` below it (and beyond), 0 where illegal."""
+    scores = np.asarray(scores, np.float64)
+    best = np.max(scores, axis=1, keepdims=True, initial=-np.inf)
+    with np.errstate(invalid="ignore"):
+        gap = np.where(np.isfinite(scores), best - scores, np.inf)
+    return np.clip(1.0 - gap / units, 0.0, 1.0).astype(np.float32)
+
+
+class PriorExtractor(torch.nn.Module):
+    """The policy's MLP: its actor's output followed by the prior features (the input's last A entries)."""
+
+    def __init__(self, inner, prior_size: int) -> None:
+        super().__init__()
+        self.inner, self.prior_size = inner, prior_size
+        self.latent_dim_pi = inner.latent_dim_pi + prior_size
+        self.latent_dim_vf = inner.latent_dim_vf
+
+    def forward(self, features):
+        return self.forward_actor(features), self.forward_critic(features)
+
+    def forward_actor(self, features):
+        return torch.cat([self.inner.forward_actor(features), features[:, -self.prior_size:]], dim=1)
+
+    def forward_critic(self, features):
+        return self.inner.forward_critic(features)
+
+
+class PriorHead(torch.nn.Module):
+    """Action logits: a linear layer of the actor's output plus ``scale`` × the prior features
+    (``scale`` is learnt, starting from ``prior_scale``)."""
+
+    def __init__(self, latent_dim: int, prior_size: int, scale: float) -> None:
+        super().__init__()
+        self.prior_size = prior_size
+        self.linear = torch.nn.Linear(latent_dim, prior_size)
+        self.log_scale = torch.nn.Parameter(torch.tensor(float(np.log(scale))))
+
+    def forward(self, latent):
+        return self.linear(latent[:, :-self.prior_size]) + self.log_scale.exp() * latent[:, -self.prior_size:]
+
+
+class PriorPolicy(MaskableActorCriticPolicy):
+    """sb3-contrib's MaskableActorCriticPolicy whose logits add a prior agent's preferences to the network's.
+
+    The policy's input ends with :func:`prior_features` (A entries); the action logits are the
+    network's plus ``scale`` × those features, so the untrained policy already plays like the prior
+    agent (its best action ``prior_scale`` logits above any action ``units`` worse or more) and PPO
+    learns where to depart from it."""
+
+    def __init__(self, *args, prior_scale: float = 32.0, **kwargs) -> None:
+        self.prior_scale = prior_scale
+        super().__init__(*args, **kwargs)
+
+    def _build_mlp_extractor(self) -> None:
+        super()._build_mlp_extractor()
+        self.mlp_extractor = PriorExtractor(self.mlp_extractor, self.action_space.n)
+
+    def _build(self, lr_schedule) -> None:
+        super()._build(lr_schedule)
+        head = PriorHead(self.mlp_extractor.inner.latent_dim_pi, self.action_space.n, self.prior_scale)
+        if self.ortho_init:
+            head.linear.apply(lambda m: self.init_weights(m, gain=0.01))
+        self.action_net = head.to(self.device)
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+    def _get_constructor_parameters(self) -> dict:
+        return {**super()._get_constructor_parameters(), "prior_scale": self.prior_scale}
+
+
+class PPOAgent(Agent):
+    """A trained MaskablePPO policy (see the module docstring).
+
+    ``path``: the model zip (default: the shipped model of the game and player count);
+    ``deterministic``: on = the most likely legal action, off = sample (with the agent's seed).
+    """
+
+    name = "ppo"
+    knobs = {
+        "path": Knob(str, doc="the model zip written by aerodeck train (default: the shipped model)"),
+        "deterministic": Knob(bool, doc="on: the most likely legal action; off: sample from the policy"),
+    }
+
+    def __init__(self, seed: int | None = 0, rules=None, path: str | None = None, deterministic: bool = True) -> None:
+        if rules is None and path is None:
+            raise ValueError("ppo needs the rules of the game it plays (or a model path whose sidecar names them)")
+        if path is None:
+            game = game_of(rules)
+            path = shipped_path(game, rules)
+            if not path.exists():
+                raise ValueError(f"no shipped ppo model for {game.id} under these rules ({path.name}); shipped: "
+                                 f"{', '.join(shipped_models()) or 'none'} — train one with `aerodeck train {game.id}` "
+                                 f"and pass ppo:path=...")
+        self.model = load_model(path, rules)
+        super().__init__(seed, self.model.rules)
+        self.policy = self.model.policy
+        self.inputs = self.model.inputs
+        self.deterministic = bool(deterministic)
+
+    @classmethod
+    def from_policy(cls, policy, rules, inputs: Inputs, deterministic: bool = True, seed=0) -> PPOAgent:
+        """An agent acting with ``policy`` (a live ``MaskableActorCriticPolicy``, e.g. during training)
+        that reads ``inputs``."""
+        agent = cls.__new__(cls)
+        Agent.__init__(agent, seed, rules)
+        agent.model, agent.policy, agent.inputs, agent.deterministic = None, policy, inputs, bool(deterministic)
+        return agent
+
+    def act(self, observations: np.ndarray, masks: np.ndarray, view=None) -> np.ndarray:
+        """Actions ``int64 (B,)`` for observations ``float32 (B, O)`` and masks ``bool (B, A)``: the most
+        likely legal action, or one sampled from the policy (Gumbel-max with the agent's generator).
+        A row without a legal action (a finished game) gets action 0."""
+        masks = np.asarray(masks, bool)
+        logits = masked_logits(self.policy, self.inputs(observations, masks), masks)
+        if not self.deterministic:
+            logits = logits + self.rng.gumbel(size=logits.shape).astype(np.float32)
+        return np.where(masks.any(axis=1), logits.argmax(axis=1), 0).astype(np.int64)
+
+
+class TrainedModel:
+    """A loaded model: ``policy`` (the torch module), ``sidecar`` (dict, empty without one), ``game``
+    (``GameSpec``), ``rules`` (the rules it plays under) and ``inputs`` (:class:`Inputs`)."""
+
+    def __init__(self, policy, sidecar: dict, game, rules, inputs: Inputs) -> None:
+        self.policy, self.sidecar, self.game, self.rules, self.inputs = policy, sidecar, game, rules, inputs
+
+
+def load_model(path, rules=None) -> TrainedModel:
+    """Load the model zip ``path`` to play under ``rules`` (default: the rules in its sidecar).
+
+    Raises ``FileNotFoundError`` for a missing file, ``ValueError`` for a file that is not a
+    stable-baselines3 model (truncated, another format) or a sidecar that cannot be read, and
+    ``ValueError`` naming both layouts when the model's layout differs from that of ``rules``; warns
+    (``UserWarning``) naming the differing options when the layout matches but the rules do not."""
+    from envs.registry import GAMES
+
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no model file {path}" + (" (it is a folder)" if path.is_dir() else ""))
+    if not zipfile.is_zipfile(path):
+        raise ValueError(f"{path} is not a stable-baselines3 model: not a zip archive (truncated, or another kind of file)")
+    sidecar = read_sidecar(path)
+    if rules is None:
+        game = GAMES.get(sidecar.get("game"))
+        if game is None:
+            raise ValueError(f"{path} has no sidecar naming a known game: give the rules to play under")
+        rules = game.rules_class().from_options(sidecar.get("rules", {}))
+    game = game_of(rules)
+    if sidecar.get("game", game.id) != game.id:
+        raise ValueError(f"{path} is a {sidecar['game']} model; these rules are {game.id}'s")
+    policy = _load_policy(path)
+    layout = layout_of(game.make_core(rules))
+    O, A = layout["observation_size"], layout["n_actions"]
+    n_in, n_out = policy.observation_space.shape[0], policy.action_space.n
+    if "inputs" in sidecar:
+        spec = sidecar["inputs"]
+        inputs = Inputs.make(game.id, rules, spec.get("mask", False), spec.get("prior"), spec.get("prior_units", 4.0))
+    else:  # a model saved from Python: it reads the observation, perhaps followed by the mask
+        inputs = Inputs(mask=n_in == O + A)
+    trained = sidecar.get("layout") or {"observation_size": n_in - (inputs.size(O, A) - O), "n_actions": int(n_out)}
+    if trained != {k: layout[k] for k in trained} or n_in != inputs.size(O, A) or n_out != A:
+        raise ValueError(
+            f"{path} was trained for another layout: {_describe_layout(trained)}"
+            + (f" (rules: {rules_text(sidecar['rules'])})" if "rules" in sidecar else "")
+            + f"; the rules in use ({rules.label()}) have {_describe_layout(layout)}")
+    if "rules" in sidecar:
+        differ = _differing_options(sidecar["rules"], rules.to_dict())
+        if differ:
+            warnings.warn(f"{path} was trained under other rules with the same layout; it plays under "
+                          f"{rules.label()} and differs in {differ}", UserWarning, stacklevel=3)
+    return TrainedModel(policy, sidecar, game, rules, inputs)
+
+
+def read_sidecar(path: Path) -> dict:
+    """The sidecar of model ``path`` as a dict (empty if there is none); ``ValueError`` if unreadable."""
+    side = sidecar_path(path)
+    if not side.exists():
+        return {}
+    try:
+        data = json.loads(side.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ValueError(f"the sidecar {side} of {path.name} cannot be read: {err}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"the sidecar {side} of {path.name} is not a JSON object")
+    return data
+
+
+def _load_policy(path: Path):
+    """The policy of a MaskablePPO zip on the CPU, in evaluation mode."""
+    from sb3_contrib import MaskablePPO
+
+    # schedules are pickled closures; inference needs none of them
+    constant = {"learning_rate": 0.0, "lr_schedule": lambda _: 0.0, "clip_range": lambda _: 0.0}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = MaskablePPO.load(path, device="cpu", custom_objects=constant)
+    except Exception as err:  # SB3 reports a bad archive in many ways (KeyError, pickle, zip, torch errors)
+        raise ValueError(f"{path} is not a loadable MaskablePPO model ({type(err).__name__}: {err})") from None
+    policy = model.policy
+    if not hasattr(policy, "action_net") or getattr(policy.action_space, "n", None) is None:
+        raise ValueError(f"{path} is not a MaskablePPO model with a discrete action space")
+    policy.set_training_mode(False)
+    return policy
+
+
+def _describe_layout(layout: dict) -> str:
+    text = f"observation size {layout['observation_size']}, {layout['n_actions']} actions"
+    return text + (f", fingerprint {layout['fingerprint']}" if "fingerprint" in layout else "")
+
+
+def rules_text(rules: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in rules.items())
+
+
+def _differing_options(trained: dict, used: dict) -> str:
+    keys = sorted(set(trained) | set(used))
+    return ", ".join(f"{k} (trained {trained.get(k)!r}, now {used.get(k)!r})" for k in keys if trained.get(k) != used.get(k))

@@ -1,0 +1,192 @@
+"""The trained agent ``ppo``: loading checks (layout, rules, broken files), batched play, the prior policy."""
+
+import json
+import warnings
+import zipfile
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+import envs  # noqa: E402
+from agents.ppo import (  # noqa: E402
+    Inputs, PPOAgent, PriorPolicy, layout_of, load_model, prior_features, shipped_path,
+)
+from agents.registry import agent_names, make_agent  # noqa: E402
+from sb3_contrib import MaskablePPO  # noqa: E402
+from train.train import learner_env, save_model  # noqa: E402
+
+GAMES = envs.games()
+#: A rule change per game that keeps the layouts (the same observation and action meaning).
+SAME_LAYOUT = {"airport-scramble": {"board_on_draw": False}, "flight-tycoon": {"vp_sharing": "rank"}}
+#: A rule change per game that changes the layouts.
+OTHER_LAYOUT = {"airport-scramble": {"grid_size": 7}, "flight-tycoon": {"n_players": 3}}
+
+
+def tiny_model(game_id, folder, rules=None, inputs=None, sidecar=True):
+    """An untrained MaskablePPO (one hidden layer of 16) saved as ``folder/model.zip`` with the sidecar
+    ``aerodeck train`` writes."""
+    game = envs.spec(game_id)
+    rules = rules or game.make_rules()
+    inputs = inputs or Inputs.make(game_id, rules, mask=True)
+    venv = learner_env(game.make_sb3(4, rules=rules, seed=0), inputs)
+    policy = PriorPolicy if inputs.prior else "MlpPolicy"
+    model = MaskablePPO(policy, venv, n_steps=8, batch_size=32, seed=0, device="cpu", policy_kwargs={"net_arch": [16]})
+    path = folder / "model.zip"
+    save_model(model, path, {"game": game_id, "rules": rules.to_dict(), "layout": layout_of(game.make_core(rules)),
+                             "inputs": inputs.to_dict()})
+    if not sidecar:
+        path.with_suffix(".json").unlink()
+    return path
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_every_game_offers_ppo(game_id):
+    assert "ppo" in agent_names(game_id)
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_a_model_plays_legal_actions_in_batches(game_id, tmp_path):
+    game = envs.spec(game_id)
+    path = tiny_model(game_id, tmp_path)
+    core = game.make_core()
+    state = core.init(np.arange(300))
+    agent = make_agent(game_id, f"ppo:path={path}", game.make_rules(), seed=1)
+    for _ in range(5):
+        masks = core.legal_mask(state)
+        actions = agent.act(core.observe(state), masks)
+        live = masks.any(1)
+        assert actions.shape == (300,) and actions.dtype == np.int64
+        assert masks[np.flatnonzero(live), actions[live]].all()
+        core.step(state, actions)
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_sampling_is_repeated_by_the_seed_and_deterministic_play_takes_the_likeliest(game_id, tmp_path):
+    game = envs.spec(game_id)
+    path = tiny_model(game_id, tmp_path)
+    core = game.make_core()
+    state = core.init(np.arange(200))
+    obs, masks = core.observe(state), core.legal_mask(state)
+    a = make_agent(game_id, f"ppo:path={path},deterministic=off", game.make_rules(), seed=5).act(obs, masks)
+    b = make_agent(game_id, f"ppo:path={path},deterministic=off", game.make_rules(), seed=5).act(obs, masks)
+    c = make_agent(game_id, f"ppo:path={path},deterministic=off", game.make_rules(), seed=6).act(obs, masks)
+    assert (a == b).all() and (a != c).any()
+    greedy = make_agent(game_id, f"ppo:path={path}", game.make_rules())
+    first, second = greedy.act(obs, masks), greedy.act(obs, masks)
+    assert (first == second).all()
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_a_model_of_another_layout_is_refused_naming_both(game_id, tmp_path):
+    game = envs.spec(game_id)
+    path = tiny_model(game_id, tmp_path)
+    other = game.make_rules(**OTHER_LAYOUT[game_id])
+    trained, now = layout_of(game.make_core()), layout_of(game.make_core(other))
+    with pytest.raises(ValueError) as err:
+        load_model(path, other)
+    text = str(err.value)
+    assert "another layout" in text
+    assert f"observation size {trained['observation_size']}" in text and trained["fingerprint"] in text
+    assert f"observation size {now['observation_size']}" in text and now["fingerprint"] in text
+
+
+def test_a_model_without_sidecar_is_checked_by_its_sizes(tmp_path):
+    path = tiny_model("airport-scramble", tmp_path, sidecar=False)
+    game = envs.spec("airport-scramble")
+    assert load_model(path, game.make_rules()).inputs.mask
+    with pytest.raises(ValueError, match="another layout"):
+        load_model(path, game.make_rules(grid_size=7))
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_a_model_of_other_rules_with_the_same_layout_loads_with_a_warning_naming_them(game_id, tmp_path):
+    game = envs.spec(game_id)
+    path = tiny_model(game_id, tmp_path)
+    changed = SAME_LAYOUT[game_id]
+    other = game.make_rules(**changed)
+    assert layout_of(game.make_core(other)) == layout_of(game.make_core())
+    with pytest.warns(UserWarning, match="other rules") as caught:
+        load_model(path, other)
+    (option,) = changed
+    assert option in str(caught[0].message)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load_model(path, game.make_rules())  # the rules it was trained under: no warning
+
+
+def test_missing_truncated_and_foreign_files_give_clear_errors(tmp_path):
+    rules = envs.spec("airport-scramble").make_rules()
+    with pytest.raises(FileNotFoundError, match="no model file"):
+        load_model(tmp_path / "nothing.zip", rules)
+    path = tiny_model("airport-scramble", tmp_path)
+    truncated = tmp_path / "truncated.zip"
+    truncated.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    with pytest.raises(ValueError, match="not a stable-baselines3 model"):
+        load_model(truncated, rules)
+    text = tmp_path / "notes.zip"
+    text.write_text("not a model")
+    with pytest.raises(ValueError, match="not a stable-baselines3 model"):
+        load_model(text, rules)
+    foreign = tmp_path / "foreign.zip"
+    with zipfile.ZipFile(foreign, "w") as z:
+        z.writestr("readme.txt", "a zip, but not of a model")
+    with pytest.raises(ValueError, match="not a loadable MaskablePPO model"):
+        load_model(foreign, rules)
+    broken_sidecar = tmp_path / "copy.zip"
+    broken_sidecar.write_bytes(path.read_bytes())
+    broken_sidecar.with_suffix(".json").write_text("{ not json")
+    with pytest.raises(ValueError, match="sidecar"):
+        load_model(broken_sidecar, rules)
+
+
+def test_cli_reports_a_missing_model_in_one_line(tmp_path, capsys):
+    from train import cli
+
+    assert cli.main(["bench", "airport-scramble", "--agent", f"ppo:path={tmp_path / 'x.zip'}", "--games", "10",
+                     "--out", str(tmp_path / "out"), "--no-progress"]) == 2
+    assert "no model file" in capsys.readouterr().err
+
+
+def test_a_model_is_loaded_under_its_own_rules_without_rules_given(tmp_path):
+    game = envs.spec("flight-tycoon")
+    rules = game.make_rules(n_players=3, vp_sharing="rank")
+    path = tiny_model("flight-tycoon", tmp_path, rules=rules)
+    assert load_model(path).rules == rules
+    side = json.loads(path.with_suffix(".json").read_text())
+    assert side["layout"] == layout_of(game.make_core(rules))
+
+
+def test_prior_features_are_one_at_the_best_action_and_zero_where_illegal():
+    scores = np.array([[0.0, -1.0, -np.inf, -10.0], [-np.inf, 5.0, 4.5, -np.inf]])
+    features = prior_features(scores, units=2.0)
+    np.testing.assert_allclose(features, [[1.0, 0.5, 0.0, 0.0], [0.0, 1.0, 0.75, 0.0]])
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_an_untrained_prior_policy_plays_the_prior_agents_best_actions(game_id, tmp_path):
+    game = envs.spec(game_id)
+    rules = game.make_rules()
+    inputs = Inputs.make(game_id, rules, mask=True, prior="heuristic", prior_units=4.0)
+    path = tiny_model(game_id, tmp_path, inputs=inputs)
+    agent = PPOAgent(seed=0, rules=rules, path=str(path))
+    assert agent.inputs.prior == "heuristic"
+    core = game.make_core()
+    state = core.init(np.arange(256))
+    for _ in range(3):
+        obs, masks = core.observe(state), core.legal_mask(state)
+        scores = inputs.prior_agent.scores(obs, masks)
+        actions = agent.act(obs, masks)
+        live = np.flatnonzero(masks.any(1))
+        chosen = scores[live, actions[live]]
+        assert (chosen >= scores[live].max(1) - 1e-9).mean() > 0.95  # near-ties may go either way
+        core.step(state, actions)
+
+
+def test_ppo_without_a_shipped_model_for_the_player_count_names_the_shipped_ones():
+    game = envs.spec("flight-tycoon")
+    rules = game.make_rules(n_players=5)
+    assert not shipped_path(game, rules).exists()
+    with pytest.raises(ValueError, match="no shipped ppo model"):
+        make_agent("flight-tycoon", "ppo", rules)
