@@ -68,6 +68,14 @@ def assert_same_state(core, a, b) -> None:
         np.testing.assert_array_equal(sa[name], sb[name], err_msg=name)
 
 
+def assert_same_trace(a, b) -> None:
+    """Two traces of ``play``: the same masks, observations, seats to act and rewards, step by step."""
+    assert len(a) == len(b)
+    for step_a, step_b in zip(a, b):
+        for x, y in zip(step_a, step_b):
+            np.testing.assert_array_equal(x, y)
+
+
 @pytest.fixture(params=CASES, ids=IDS)
 def case(request):
     game, options = request.param
@@ -114,10 +122,7 @@ def test_determinism(case):
     a, trace_a = play(core, np.arange(B), 60)
     b, trace_b = play(core, np.arange(B), 60)
     assert_same_state(core, a, b)
-    for (ma, oa, ta, ra), (mb, ob, tb, rb) in zip(trace_a, trace_b):
-        np.testing.assert_array_equal(ma, mb)
-        np.testing.assert_array_equal(oa, ob)
-        np.testing.assert_array_equal(ra, rb)
+    assert_same_trace(trace_a, trace_b)
 
 
 def test_batch_invariance(case):
@@ -219,10 +224,7 @@ def test_save_restore_round_trip_continues_identically(case, tmp_path):
     assert_same_state(core, restored, state)
     _, a = play(core, None, 30, policy_seed=9, state=state)
     _, b = play(core, None, 30, policy_seed=9, state=restored)
-    for (ma, oa, _, ra), (mb, ob, _, rb) in zip(a, b):
-        np.testing.assert_array_equal(ma, mb)
-        np.testing.assert_array_equal(oa, ob)
-        np.testing.assert_array_equal(ra, rb)
+    assert_same_trace(a, b)
 
 
 def test_restore_refuses_what_does_not_fit(case):

@@ -8,6 +8,7 @@ from envs.airport_scramble.core import AirportScrambleCore
 from envs.airport_scramble.metrics import CATALOGUE, STAGE_ROWS, TICKET_TURN_ROWS, Recorder, metrics
 from envs.airport_scramble.position import make_position
 from envs.airport_scramble.rules import AirportScrambleRules
+from tests.common.recording import record_moves
 
 RULES = AirportScrambleRules()
 LAYOUT = ActionLayout.of(RULES)
@@ -21,14 +22,8 @@ def play(positions, moves):
     out by waiting only if it is over) and return the recorder's result by metric."""
     core = AirportScrambleCore(RULES)
     state = core.load_positions(positions)
-    recorder = Recorder(core, len(positions))
-    games = np.arange(len(positions))
-    recorder.on_start(core, state, games)
-    for actions in moves:
-        actions = np.array(actions, np.int64)
-        rewards = core.step(state, actions)
-        recorder.on_step(core, state, actions, rewards, games)
-    return core, state, recorder.result()
+    result = record_moves(core, state, Recorder(core, len(positions)), moves)
+    return core, state, result
 
 
 def value(result, name, game=0):

@@ -8,6 +8,7 @@ from envs.flight_tycoon.core import FlightTycoonCore
 from envs.flight_tycoon.metrics import CATALOGUE, Recorder
 from envs.flight_tycoon.position import Position
 from envs.flight_tycoon.rules import FlightTycoonRules
+from tests.common.recording import record_moves
 
 RULES = FlightTycoonRules(n_players=3)
 
@@ -28,14 +29,7 @@ def play(positions, moves, lineups=None, focus=0, start=None):
     state = core.load_positions(positions)
     if start is not None:
         state.start[:] = start
-    recorder = Recorder(core, len(positions), lineups=lineups, focus=focus)
-    games = np.arange(len(positions))
-    recorder.on_start(core, state, games)
-    for actions in moves:
-        actions = np.array(actions, np.int64)
-        rewards = core.step(state, actions)
-        recorder.on_step(core, state, actions, rewards, games)
-    return state, recorder.result()
+    return state, record_moves(core, state, Recorder(core, len(positions), lineups=lineups, focus=focus), moves)
 
 
 def value(result, name, game=0, column=0):
