@@ -40,6 +40,10 @@ from agents.base import Agent, Knob
 MODELS = Path(__file__).parent / "models"
 #: Games run through the network at once (bounds the memory of one forward pass).
 CHUNK = 8192
+#: How :func:`prior_features` reads equal best scores (``Inputs.prior_ties``).
+PRIOR_TIES = ("even", "first")
+#: With ``prior_ties = "first"``: how much less than the first best action the other best actions get.
+TIE = 1 / 64
 
 
 def game_of(rules):
@@ -62,6 +66,22 @@ def shipped_path(game, rules) -> Path:
 def shipped_models() -> list[str]:
     """The names of the shipped models (``airport-scramble``, ``flight-tycoon-4p``, ...)."""
     return sorted(p.stem for p in MODELS.glob("*.zip"))
+
+
+def shipped_misfit(rules) -> str | None:
+    """Why the shipped model of the game of ``rules`` cannot play under them (no model for that game
+    and player count, or one trained for another layout), or ``None`` when it can. Reads only the
+    sidecar."""
+    game = game_of(rules)
+    path = shipped_path(game, rules)
+    if not path.exists():
+        return f"no shipped model {path.name} (shipped: {', '.join(shipped_models()) or 'none'})"
+    trained = read_sidecar(path).get("layout")
+    layout = layout_of(game.make_core(rules))
+    if trained != layout:
+        return (f"the shipped model {path.name} was trained for another layout "
+                f"({_describe_layout(trained) if trained else 'unknown'}; these rules: {_describe_layout(layout)})")
+    return None
 
 
 def layout_of(core) -> dict:
@@ -94,28 +114,34 @@ class Inputs:
     """What a policy reads, in order: the observation ``float32 (B, O)``; with ``mask``, the legal
     mask as 0/1 ``(B, A)``; with ``prior`` (an agent name), that agent's action preferences as
     :func:`prior_features` ``(B, A)`` (the agent must offer ``scores(observations, masks)``, higher is
-    better). ``prior_agent`` is the agent instance (``None`` without a prior)."""
+    better; ``prior_ties`` says how equal best scores are read). ``prior_agent`` is the agent instance
+    (``None`` without a prior)."""
 
-    def __init__(self, mask: bool = False, prior: str | None = None, prior_units: float = 4.0, prior_agent=None) -> None:
+    def __init__(self, mask: bool = False, prior: str | None = None, prior_units: float = 4.0, prior_agent=None,
+                 prior_ties: str = "even") -> None:
         if prior and prior_agent is None:
             raise ValueError(f"inputs with the prior {prior!r} need that agent")
         if prior and not callable(getattr(prior_agent, "scores", None)):
             raise ValueError(f"agent {prior!r} cannot be a prior: it has no scores(observations, masks)")
         if not prior_units > 0:
             raise ValueError(f"prior_units must be above 0, got {prior_units}")
+        if prior_ties not in PRIOR_TIES:
+            raise ValueError(f"prior_ties must be one of {', '.join(PRIOR_TIES)}, got {prior_ties!r}")
         self.mask, self.prior, self.prior_units, self.prior_agent = bool(mask), prior or None, float(prior_units), prior_agent
+        self.prior_ties = prior_ties
 
     @classmethod
-    def make(cls, game: str, rules, mask: bool = False, prior: str | None = None, prior_units: float = 4.0) -> Inputs:
+    def make(cls, game: str, rules, mask: bool = False, prior: str | None = None, prior_units: float = 4.0,
+             prior_ties: str = "even") -> Inputs:
         """Inputs for ``game`` under ``rules``, building the prior agent by name."""
         from agents.registry import make_agent
 
         agent = make_agent(game, prior, rules, seed=0) if prior else None
-        return cls(mask, prior, prior_units, agent)
+        return cls(mask, prior, prior_units, agent, prior_ties)
 
     def to_dict(self) -> dict:
-        """For the sidecar: ``{"mask", "prior", "prior_units"}``."""
-        return {"mask": self.mask, "prior": self.prior, "prior_units": self.prior_units}
+        """For the sidecar: ``{"mask", "prior", "prior_units", "prior_ties"}``."""
+        return {"mask": self.mask, "prior": self.prior, "prior_units": self.prior_units, "prior_ties": self.prior_ties}
 
     def size(self, obs_size: int, n_actions: int) -> int:
         """The width of what the policy reads."""
@@ -127,7 +153,7 @@ class Inputs:
         if self.mask:
             parts.append(np.asarray(masks, np.float32))
         if self.prior is not None:
-            parts.append(prior_features(self.prior_agent.scores(observations, masks), self.prior_units))
+            parts.append(prior_features(self.prior_agent.scores(observations, masks), self.prior_units, self.prior_ties))
         return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
 
 
@@ -148,15 +174,24 @@ def masked_logits(policy, inputs: np.ndarray, masks: np.ndarray) -> np.ndarray:
     return out
 
 
-def prior_features(scores: np.ndarray, units: float) -> np.ndarray:
+def prior_features(scores: np.ndarray, units: float, ties: str = "even") -> np.ndarray:
     """``float32 (B, A)`` in [0, 1]: a prior agent's action scores (``float (B, A)``, higher is better,
     ``-inf`` where illegal) as the policy reads them: 1 for each game's best action, falling linearly
-    to 0 at ``units`` below it (and beyond), 0 where illegal."""
+    to 0 at ``units`` below it (and beyond), 0 where illegal. ``ties``: ``"even"`` — every action with
+    the best score gets 1; ``"first"`` — only the first of them (the lowest index, the choice of an
+    agent that breaks ties by index, as the Airport Scramble heuristic does) gets 1, the others
+    1 − :data:`TIE`, so a policy that follows the prior plays exactly that agent's choice."""
     scores = np.asarray(scores, np.float64)
     best = np.max(scores, axis=1, keepdims=True, initial=-np.inf)
     with np.errstate(invalid="ignore"):
         gap = np.where(np.isfinite(scores), best - scores, np.inf)
-    return np.clip(1.0 - gap / units, 0.0, 1.0).astype(np.float32)
+    features = np.clip(1.0 - gap / units, 0.0, 1.0).astype(np.float32)
+    if ties == "first":
+        top = gap == 0
+        first = top.argmax(axis=1)
+        top[np.arange(len(top)), first] = False
+        features[top] -= TIE
+    return features
 
 
 class PriorExtractor(torch.nn.Module):
@@ -306,7 +341,8 @@ def load_model(path, rules=None) -> TrainedModel:
     n_in, n_out = policy.observation_space.shape[0], policy.action_space.n
     if "inputs" in sidecar:
         spec = sidecar["inputs"]
-        inputs = Inputs.make(game.id, rules, spec.get("mask", False), spec.get("prior"), spec.get("prior_units", 4.0))
+        inputs = Inputs.make(game.id, rules, spec.get("mask", False), spec.get("prior"), spec.get("prior_units", 4.0),
+                             spec.get("prior_ties", "even"))
     else:  # a model saved from Python: it reads the observation, perhaps followed by the mask
         inputs = Inputs(mask=n_in == O + A)
     trained = sidecar.get("layout") or {"observation_size": n_in - (inputs.size(O, A) - O), "n_actions": int(n_out)}

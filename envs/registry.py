@@ -132,7 +132,7 @@ GAMES: dict[str, GameSpec] = {
                 "search": "agents.airport_scramble.search:SearchAgent",
             },
             bench_games=10_000,
-            ladder=((("random",), 10_000), (("heuristic",), 2_000), (("search",), 100)),
+            ladder=((("random",), 10_000), (("heuristic",), 2_000), (("ppo",), 2_000), (("search",), 100)),
             metrics="envs.airport_scramble.metrics:CATALOGUE",
         ),
         GameSpec(
@@ -153,6 +153,7 @@ GAMES: dict[str, GameSpec] = {
             bench_games=1_200,
             summary="envs.flight_tycoon.summary:summary",
             ladder=((("heuristic", "random", "random", "random"), 2_000),
+                    (("ppo", "heuristic", "heuristic", "heuristic"), 1_000),
                     (("search", "heuristic", "heuristic", "heuristic"), 200)),
             metrics="envs.flight_tycoon.metrics:CATALOGUE",
         ),

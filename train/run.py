@@ -4,9 +4,10 @@
    batched core and prints a score summary: mean with a 95% Student-t interval, the score
    distribution, games and decisions per second. ``--rule`` / ``--rules`` set its rule options.
 2. The agent ladder on small budgets (``--no-ladder`` skips it): the benches each game's registry
-   entry lists (``GameSpec.ladder``) — random < heuristic < search on Airport Scramble (with the same
-   rule options), heuristic vs three random players and search vs three heuristic players in
-   4-player Flight Tycoon, seat-rotated. Tables on the terminal; JSON, CSV and plots under ``--out``
+   entry lists (``GameSpec.ladder``) — random, heuristic, the shipped ppo model and search on Airport
+   Scramble (with the same rule options; ppo only where its layout fits them), heuristic vs three
+   random players, ppo and search each vs three heuristic players in 4-player Flight Tycoon,
+   seat-rotated. Tables on the terminal; JSON, CSV and plots under ``--out``
    (a folder replaced as a whole when the run ends, see ``aerodeck bench --help``). The README's
    results table comes from the same benches at full budgets.
 3. One short designer's comparison (skipped with the ladder): the main game's rules in use against
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import sys
 from pathlib import Path
 
 from rich.console import Console
@@ -73,15 +75,36 @@ def ladder_plans(spec, rules, seed: int) -> list[tuple[str, Plan]]:
     if not spec.ladder:
         return []
     if spec.solo:
+        rules = rules if rules is not None else spec.make_rules()
+        ladder = [(seats, games) for seats, games in spec.ladder if playable(spec, seats, rules)]
         agents = [seats[0] if i == 0 else f"{seats[0]}{',' if ':' in seats[0] else ':'}games={games}"
-                  for i, (seats, games) in enumerate(spec.ladder)]
-        return [(spec.id, Plan.build(spec, rules if rules is not None else spec.make_rules(), agents, spec.ladder[0][1], seed))]
+                  for i, (seats, games) in enumerate(ladder)]
+        return [(spec.id, Plan.build(spec, rules, agents, ladder[0][1], seed))]
     plans = []
     for seats, games in spec.ladder:
         table_rules = spec.make_rules(**{spec.players_option: len(seats)})
+        if not playable(spec, seats, table_rules):
+            continue
         folder = f"{spec.id}-" + "-vs-".join(dict.fromkeys(seats))
         plans.append((folder, Plan.build(spec, table_rules, None, games, seed, lineup=list(seats))))
     return plans
+
+
+def playable(spec, seats, rules) -> bool:
+    """Whether the ladder's agents ``seats`` can play under ``rules``: the shipped ``ppo`` model (a
+    ``ppo`` without ``path=``) needs the train extra and a model for these rules' layout. When it
+    cannot play, says why on stderr and the ladder goes on without that rung."""
+    if not any(s.split(":")[0] == "ppo" and "path=" not in s for s in seats):
+        return True
+    try:
+        from agents.ppo import shipped_misfit
+    except ImportError as err:
+        reason = f"ppo needs the train extra: pip install -e '.[train]' ({err})"
+    else:
+        reason = shipped_misfit(rules)
+    if reason is not None:
+        print(f"aerodeck run: the {spec.title} ladder skips {' · '.join(seats)}: {reason}", file=sys.stderr)
+    return reason is None
 
 
 def run(args: argparse.Namespace) -> int:

@@ -31,6 +31,7 @@ policy reads, the package version, the command and config, the steps and the eva
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import csv
 import datetime
@@ -38,10 +39,12 @@ import json
 import math
 import os
 import shlex
+import shutil
 import signal
 import sys
 import time
 import tomllib
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -53,6 +56,8 @@ from train.bench import add_rules_arguments, load_rules, seed_arg
 CONFIGS = Path(__file__).parent / "configs"
 #: Activation functions a config may name (``[policy] activation``).
 ACTIVATIONS = ("tanh", "relu")
+#: The arrays of the teacher's decisions (:func:`teacher_decisions`).
+DECISION_KEYS = ("inputs", "masks", "actions", "returns", "games", "seats")
 
 
 def add_parser(sub) -> None:
@@ -147,7 +152,13 @@ def check_config(config: dict) -> dict:
         raise ValueError(f"[policy] net_arch must be a list of positive layer widths, got {policy['net_arch']}")
     if policy["activation"] not in ACTIVATIONS:
         raise ValueError(f"[policy] activation must be one of {', '.join(ACTIVATIONS)}, got {policy['activation']!r}")
+    from agents.ppo import PRIOR_TIES
+
+    if policy["prior_ties"] not in PRIOR_TIES:
+        raise ValueError(f"[policy] prior_ties must be one of {', '.join(PRIOR_TIES)}, got {policy['prior_ties']!r}")
     warm = config["warm_start"]
+    if warm["play_batch"] < 1:
+        raise ValueError(f"[warm_start] play_batch must be at least 1, got {warm['play_batch']}")
     for key in ("games", "epochs"):
         if warm[key] < 0:
             raise ValueError(f"[warm_start] {key} must be at least 0, got {warm[key]}")
@@ -225,81 +236,141 @@ def learner_env(venv, inputs):
 # --- 3. warm start -----------------------------------------------------------------------------------------
 
 
-def teacher_decisions(core, teacher, seeds, inputs, gamma: float, batch_size: int = 2048, progress=None) -> dict:
-    """Play one game per seed with ``teacher`` in every seat; every decision as training data.
+def teacher_decisions(core, teacher, seeds, inputs, gamma: float, batch_size: int = 2048, progress=None,
+                      opponent=None, make_view=None) -> dict:
+    """Play one game per seed with ``teacher``; its decisions as training data.
+
+    Without ``opponent`` the teacher plays every seat and every decision is kept; with one (an agent),
+    the teacher plays one seat of each game (game i: seat i mod n, so every seat is taught equally)
+    and ``opponent`` the others, and only the teacher's decisions are kept. Agents with
+    ``needs_view`` (the search agents) get their look-ahead view from ``make_view(core, state, seats)``
+    (``GameSpec.make_view``).
 
     Returns ``inputs`` ``float16 (N, ·)`` (what the policy reads of the seat to act's observation and
     mask, ``inputs`` an ``agents.ppo.Inputs``), ``masks`` ``bool (N, A)``,
     ``actions`` ``int64 (N,)`` and ``returns`` ``float32 (N,)``: the seat's discounted return from
-    that decision on, discounted once per decision of that seat (what PPO's value function learns).
+    that decision on, discounted once per decision of that seat (what PPO's value function learns);
+    ``games`` ``int64 (N,)`` (the decision's game, an index into ``seeds``) and ``seats`` ``int64 (N,)``
+    (the seat that decided).
     """
-    parts: dict[str, list] = {"inputs": [], "masks": [], "actions": [], "returns": []}
+    parts: dict[str, list] = {"inputs": [], "masks": [], "actions": [], "returns": [], "games": [], "seats": []}
     n = core.n_players
     for start in range(0, len(seeds), batch_size):
         chunk = seeds[start:start + batch_size]
         state = core.init(chunk)
         ids = np.arange(len(chunk))
+        taught = (start + ids) % n if opponent is not None else None  # the teacher's seat in each game
         steps = []
         while ids.size:
             masks = core.legal_mask(state)
             obs = core.observe(state)
             seat = core.to_act(state)
-            actions = teacher.act(obs, masks)
+            mine = np.ones(ids.size, bool) if taught is None else seat == taught[ids]
+            actions = np.zeros(ids.size, np.int64)
+            for agent, rows in ((teacher, np.flatnonzero(mine)), (opponent, np.flatnonzero(~mine))):
+                if rows.size:
+                    view = (make_view(core, state.take(rows), seat[rows])
+                            if make_view is not None and agent.needs_view else None)
+                    actions[rows] = agent.act(obs[rows], masks[rows], view)
             rewards = np.asarray(core.step(state, actions), np.float64).reshape(ids.size, n)
-            steps.append((ids, seat, inputs(obs, masks).astype(np.float16), masks, actions, rewards))
+            kept = inputs(obs[mine], masks[mine]).astype(np.float16)
+            steps.append((ids, seat, mine, kept, masks[mine], actions[mine], rewards))
             live = np.flatnonzero(~state.done)
             if live.size < ids.size:
                 ids, state = ids[live], state.take(live)
         ret_next = np.zeros((len(chunk), n))  # by game and seat: the return at the seat's next decision
         between = np.zeros_like(ret_next)
-        for ids, seat, obs, masks, actions, rewards in reversed(steps):
+        for ids, seat, mine, obs, masks, actions, rewards in reversed(steps):
             between[ids] += rewards  # every seat's rewards since its next decision
             ret = between[ids, seat] + gamma * ret_next[ids, seat]
             ret_next[ids, seat], between[ids, seat] = ret, 0.0
-            for key, value in zip(parts, (obs, masks, actions, ret.astype(np.float32))):
+            for key, value in zip(parts, (obs, masks, actions, ret[mine].astype(np.float32), start + ids[mine],
+                                          seat[mine].astype(np.int64))):
                 parts[key].append(value)
         if progress is not None:
             progress(min(start + batch_size, len(seeds)))
     return {key: np.concatenate(value) for key, value in parts.items()}
 
 
+def save_decisions(path: Path, data: dict, meta: dict) -> None:
+    """Write the teacher's decisions (:func:`teacher_decisions`) and ``meta`` (what made them, a
+    JSON-able dict) to the npz file ``path``, atomically."""
+    part = path.with_name(path.name + ".part")
+    with open(part, "wb") as f:
+        np.savez_compressed(f, **data, meta=np.array(json.dumps(meta)))
+    os.replace(part, path)
+
+
+def load_decisions(path: Path, meta: dict) -> tuple[dict, dict]:
+    """The decisions saved by :func:`save_decisions` at ``path`` and their stored meta, if every key of
+    ``meta`` has the same value there; else ``ValueError`` naming the file and what differs."""
+    where = f"[warm_start] decisions = {str(path)!r}"
+    try:
+        with np.load(path) as f:
+            stored = json.loads(str(f["meta"]))
+            data = {key: f[key] for key in DECISION_KEYS}
+    except FileNotFoundError:
+        raise ValueError(f"{where}: no such file") from None
+    except IsADirectoryError:
+        raise ValueError(f"{where}: a folder; give the warm_start.npz of a run") from None
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
+        raise ValueError(f"{where}: not the teacher's decisions written by aerodeck train ({err})") from None
+    differ = [f"{key} (file {stored.get(key)!r}, this run {value!r})" for key, value in meta.items() if stored.get(key) != value]
+    if differ:
+        raise ValueError(f"{where} was made for another run: " + "; ".join(differ))
+    return data, stored
+
+
 def warm_start(model, data: dict, epochs: int, batch_size: int, learning_rate: float, seed: int,
-               log=None) -> list[float]:
+               log=None, holdout: float = 0.1) -> list[tuple[float, float]]:
     """Behaviour cloning: fit the policy of ``model`` to the teacher's actions (masked cross-entropy)
     and its value function to the teacher's returns (mean squared error, weighted by ``vf_coef``),
-    ``epochs`` passes over ``data`` (:func:`teacher_decisions`). ``log(epoch, loss, accuracy)`` is
-    called after each pass. Returns the accuracy after each pass (share of the teacher's actions
-    that are the policy's most likely)."""
+    ``epochs`` passes over ``data`` (:func:`teacher_decisions`) less a held-out share ``holdout`` of
+    its decisions. ``log(epoch, loss, accuracy, held_out)`` is called before the first pass (epoch 0:
+    the untrained policy, loss NaN) and after each. Returns (accuracy, held-out accuracy) after each
+    pass: the share of the teacher's actions that are the policy's most likely."""
     import torch
 
     policy = model.policy
-    policy.set_training_mode(True)
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     rng = np.random.default_rng(seed)
-    N = len(data["actions"])
-    accuracies = []
-    for epoch in range(epochs):
-        total, hits = 0.0, 0
-        for rows in np.array_split(rng.permutation(N), max(1, N // batch_size)):
-            masks = torch.as_tensor(data["masks"][rows])
-            x = torch.as_tensor(data["inputs"][rows], dtype=torch.float32)
+    order = rng.permutation(len(data["actions"]))
+    held = order[:int(len(order) * holdout)]
+    train = order[len(held):]
+
+    def batches(rows):
+        for part in np.array_split(rows, max(1, len(rows) // batch_size)):
+            masks = torch.as_tensor(data["masks"][part])
+            x = torch.as_tensor(data["inputs"][part], dtype=torch.float32)
             features = policy.extract_features(x, policy.pi_features_extractor)
             latent_pi, latent_vf = policy.mlp_extractor(features)
             logits = policy.action_net(latent_pi).masked_fill(~masks, -1e9)
-            values = policy.value_net(latent_vf).squeeze(-1)
-            actions = torch.as_tensor(data["actions"][rows])
+            yield part, logits, policy.value_net(latent_vf).squeeze(-1), torch.as_tensor(data["actions"][part])
+
+    def held_out_accuracy() -> float:
+        with torch.no_grad():
+            hits = sum(int((logits.argmax(1) == actions).sum()) for _, logits, _, actions in batches(held))
+        return hits / len(held) if len(held) else math.nan
+
+    if log is not None:
+        log(0, math.nan, math.nan, held_out_accuracy())
+    accuracies = []
+    for epoch in range(epochs):
+        policy.set_training_mode(True)
+        total, hits = 0.0, 0
+        for part, logits, values, actions in batches(rng.permutation(train)):
             loss = torch.nn.functional.cross_entropy(logits, actions) \
-                + model.vf_coef * torch.nn.functional.mse_loss(values, torch.as_tensor(data["returns"][rows]))
+                + model.vf_coef * torch.nn.functional.mse_loss(values, torch.as_tensor(data["returns"][part]))
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), model.max_grad_norm)
             optimizer.step()
-            total += loss.item() * len(rows)
+            total += loss.item() * len(part)
             hits += int((logits.argmax(1) == actions).sum())
-        accuracies.append(hits / N)
+        policy.set_training_mode(False)
+        accuracies.append((hits / max(len(train), 1), held_out_accuracy()))
         if log is not None:
-            log(epoch, total / N, hits / N)
-    policy.set_training_mode(False)
+            log(epoch + 1, total / max(len(train), 1), *accuracies[-1])
     return accuracies
 
 
@@ -387,6 +458,8 @@ def callbacks(run: dict, model, venv, league, progress: bool):
             self.latest = ""
             self.bar = tqdm(total=run["steps"] or 0, unit="step", unit_scale=True, desc=run["game"].id,
                             disable=not progress, dynamic_ncols=True)
+            if self.num_timesteps == 0:  # the starting point (the warm-started policy) is a candidate for best
+                self.evaluate()
 
         def progress(self) -> float:
             """The share of the budget (steps or seconds) used, 0 … 1."""
@@ -496,7 +569,7 @@ def main(args: argparse.Namespace) -> int:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure
 
-    from agents.ppo import Inputs, PriorPolicy
+    from agents.ppo import Inputs, PriorPolicy, layout_of
     from agents.registry import make_agent
     from train.play import game_seeds
 
@@ -542,91 +615,110 @@ def main(args: argparse.Namespace) -> int:
     if not args.resume and out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ValueError(f"output folder {str(out)!r} exists and is not empty: choose a new folder, "
                          "or continue its run with --resume")
+    fresh = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
-    from train.output import write_file
-    write_file(out / "config.toml", f"# {command}\n# rules: {rules.label()}\n" + config_toml(config))
+    # a folder this run made holds nothing of value until training starts: removed if setting up fails
+    with removed_on_failure(out, fresh):
+        from train.output import write_file
+        write_file(out / "config.toml", f"# {command}\n# rules: {rules.label()}\n" + config_toml(config))
 
-    train_cfg, ppo_cfg, policy_cfg, warm_cfg = config["train"], config["ppo"], config["policy"], config["warm_start"]
-    num_envs = train_cfg["num_envs"]
-    run = {
-        "game": game, "rules": rules, "core": game.make_core(rules), "config": config, "command": command,
-        "seed": seed, "out": out, "began": began, "seconds_before": before.get("wall_seconds", 0.0),
-        # the budget of this session: steps of PPO, or seconds of wall time (then "steps" is None)
-        "steps": args.steps or (None if args.minutes else train_cfg["steps"]),
-        "seconds": None if args.minutes is None else args.minutes * 60,
-        "eval_every": train_cfg["eval_every"], "eval_games": train_cfg["eval_games"], "eval_seed": train_cfg["eval_seed"],
-        "checkpoint_every": train_cfg["checkpoint_every"], "best": -math.inf,
-        "ent_coef": entropy_schedule(ppo_cfg["ent_coef"], ppo_cfg["ent_coef_end"]),
-        "warm_start": before.get("warm_start"),
-    }
-    if before.get("evaluation"):
-        run["evaluation"] = before["evaluation"]
-        best = read_best(out)
-        run["best"] = best if best is not None else -math.inf
+        train_cfg, ppo_cfg, policy_cfg, warm_cfg = config["train"], config["ppo"], config["policy"], config["warm_start"]
+        num_envs = train_cfg["num_envs"]
+        run = {
+            "game": game, "rules": rules, "core": game.make_core(rules), "config": config, "command": command,
+            "seed": seed, "out": out, "began": began, "seconds_before": before.get("wall_seconds", 0.0),
+            # the budget of this session: steps of PPO, or seconds of wall time (then "steps" is None)
+            "steps": args.steps or (None if args.minutes else train_cfg["steps"]),
+            "seconds": None if args.minutes is None else args.minutes * 60,
+            "eval_every": train_cfg["eval_every"], "eval_games": train_cfg["eval_games"], "eval_seed": train_cfg["eval_seed"],
+            "checkpoint_every": train_cfg["checkpoint_every"], "best": -math.inf,
+            "ent_coef": entropy_schedule(ppo_cfg["ent_coef"], ppo_cfg["ent_coef_end"]),
+            "warm_start": before.get("warm_start"),
+        }
+        if before.get("evaluation"):
+            run["evaluation"] = before["evaluation"]
+            best = read_best(out)
+            run["best"] = best if best is not None else -math.inf
 
-    # 2. the environments --------------------------------------------------------------------------------------
-    inputs = Inputs.make(game.id, rules, policy_cfg["sees_mask"], policy_cfg["prior"], policy_cfg["prior_units"])
-    run["inputs"] = inputs.to_dict()
-    league = None
-    env_options = {}
-    if "league" in config and not game.solo:
-        from train.league import League
-        league = League(game, rules, config["league"], seed, inputs)
-        env_options["opponents"] = league.opponents
-        env_options["assign"] = league.assign
-    # a resumed run deals new games: its seed moved on by the steps already played
-    env_seed = (seed + before.get("steps", 0)) % 2**63
-    venv = learner_env(game.make_sb3(num_envs, rules=rules, seed=env_seed, **env_options), inputs)
+        # 2. the environments --------------------------------------------------------------------------------------
+        inputs = Inputs.make(game.id, rules, policy_cfg["sees_mask"], policy_cfg["prior"], policy_cfg["prior_units"],
+                             policy_cfg["prior_ties"])
+        run["inputs"] = inputs.to_dict()
+        league = None
+        env_options = {}
+        if "league" in config and not game.solo:
+            from train.league import League
+            league = League(game, rules, config["league"], seed, inputs)
+            env_options["opponents"] = league.opponents
+            env_options["assign"] = league.assign
+        # a resumed run deals new games: its seed moved on by the steps already played
+        env_seed = (seed + before.get("steps", 0)) % 2**63
+        venv = learner_env(game.make_sb3(num_envs, rules=rules, seed=env_seed, **env_options), inputs)
 
-    # 3. the model: resumed, or new (and warm-started) ---------------------------------------------------------
-    ppo_kwargs = dict(
-        learning_rate=ppo_cfg["learning_rate"], n_steps=ppo_cfg["n_steps"], batch_size=ppo_cfg["batch_size"],
-        n_epochs=ppo_cfg["n_epochs"], gamma=ppo_cfg["gamma"], gae_lambda=ppo_cfg["gae_lambda"],
-        clip_range=ppo_cfg["clip_range"], ent_coef=ppo_cfg["ent_coef"], vf_coef=ppo_cfg["vf_coef"],
-        max_grad_norm=ppo_cfg["max_grad_norm"], target_kl=ppo_cfg["target_kl"] or None,
-    )
-    if args.resume:
-        model = MaskablePPO.load(out / "last.zip", env=venv, device="cpu", **ppo_kwargs,
-                                 custom_objects={"learning_rate": ppo_cfg["learning_rate"],
-                                                 "lr_schedule": lambda _: ppo_cfg["learning_rate"],
-                                                 "clip_range": lambda _: ppo_cfg["clip_range"]})
-    else:
-        activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[policy_cfg["activation"]]
-        arch = list(policy_cfg["net_arch"])
-        policy_kwargs = {"net_arch": {"pi": arch, "vf": arch}, "activation_fn": activation}
-        if inputs.prior:
-            policy_kwargs["prior_scale"] = policy_cfg["prior_scale"]
-        model = MaskablePPO(PriorPolicy if inputs.prior else "MlpPolicy", venv, seed=seed, device="cpu",
-                            policy_kwargs=policy_kwargs, **ppo_kwargs)
-    model.set_logger(configure(str(out / "tb"), ["tensorboard"]))
-    if not args.resume and warm_cfg["games"] > 0:
-        teacher = make_agent(game.id, warm_cfg["teacher"], rules, seed=seed)
-        seeds = game_seeds(warm_cfg["seed"], warm_cfg["games"])
-        clock = time.perf_counter()
-        from tqdm.auto import tqdm
-        with tqdm(total=len(seeds), unit="game", desc=f"warm start: {warm_cfg['teacher']} plays",
-                  disable=args.no_progress, leave=False) as bar:
-            data = teacher_decisions(run["core"], teacher, seeds, inputs, ppo_cfg["gamma"],
-                                     progress=lambda done: bar.update(done - bar.n))
-        played = time.perf_counter() - clock
+        # 3. the model: resumed, or new (and warm-started) ---------------------------------------------------------
+        ppo_kwargs = dict(
+            learning_rate=ppo_cfg["learning_rate"], n_steps=ppo_cfg["n_steps"], batch_size=ppo_cfg["batch_size"],
+            n_epochs=ppo_cfg["n_epochs"], gamma=ppo_cfg["gamma"], gae_lambda=ppo_cfg["gae_lambda"],
+            clip_range=ppo_cfg["clip_range"], ent_coef=ppo_cfg["ent_coef"], vf_coef=ppo_cfg["vf_coef"],
+            max_grad_norm=ppo_cfg["max_grad_norm"], target_kl=ppo_cfg["target_kl"] or None,
+        )
+        if args.resume:
+            model = MaskablePPO.load(out / "last.zip", env=venv, device="cpu", **ppo_kwargs,
+                                     custom_objects={"learning_rate": ppo_cfg["learning_rate"],
+                                                     "lr_schedule": lambda _: ppo_cfg["learning_rate"],
+                                                     "clip_range": lambda _: ppo_cfg["clip_range"]})
+        else:
+            activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[policy_cfg["activation"]]
+            arch = list(policy_cfg["net_arch"])
+            policy_kwargs = {"net_arch": {"pi": arch, "vf": arch}, "activation_fn": activation}
+            if inputs.prior:
+                policy_kwargs["prior_scale"] = policy_cfg["prior_scale"]
+            model = MaskablePPO(PriorPolicy if inputs.prior else "MlpPolicy", venv, seed=seed, device="cpu",
+                                policy_kwargs=policy_kwargs, **ppo_kwargs)
+        model.set_logger(configure(str(out / "tb"), ["tensorboard"]))
+        if not args.resume and warm_cfg["games"] > 0:
+            meta = {"game": game.id, "rules": rules.to_dict(), "layout": layout_of(run["core"]), "inputs": inputs.to_dict(),
+                    **{key: warm_cfg[key] for key in ("teacher", "opponent", "games", "seed")},
+                    "teacher_seed": seed, "gamma": ppo_cfg["gamma"]}
+            clock = time.perf_counter()
+            if warm_cfg["decisions"]:  # the decisions of an earlier run's teacher, made for the same run
+                data, stored = load_decisions(Path(warm_cfg["decisions"]), meta)
+                played = stored["play_seconds"]
+            else:
+                teacher = make_agent(game.id, warm_cfg["teacher"], rules, seed=seed)
+                opponent = make_agent(game.id, warm_cfg["opponent"], rules, seed=seed + 1) if warm_cfg["opponent"] else None
+                seeds = game_seeds(warm_cfg["seed"], warm_cfg["games"])
+                from tqdm.auto import tqdm
+                with tqdm(total=len(seeds), unit="game", desc=f"warm start: {warm_cfg['teacher']} plays",
+                          disable=args.no_progress, leave=False) as bar:
+                    data = teacher_decisions(run["core"], teacher, seeds, inputs, ppo_cfg["gamma"], warm_cfg["play_batch"],
+                                             progress=lambda done: bar.update(done - bar.n), opponent=opponent,
+                                             make_view=game.make_view)
+                played = time.perf_counter() - clock
+                save_decisions(out / "warm_start.npz", data, {**meta, "play_seconds": round(played, 1)})
 
-        def log(epoch, loss, accuracy):
-            model.logger.record("warm_start/loss", loss)
-            model.logger.record("warm_start/accuracy", accuracy)
-            model.logger.dump(epoch)
-            if not args.no_progress:
-                print(f"warm start: epoch {epoch + 1}/{warm_cfg['epochs']}, loss {loss:.3f}, "
-                      f"accuracy {accuracy:.3f}", file=sys.stderr)
+            def log(epoch, loss, accuracy, held_out):
+                if epoch:
+                    model.logger.record("warm_start/loss", loss)
+                    model.logger.record("warm_start/accuracy", accuracy)
+                model.logger.record("warm_start/held_out_accuracy", held_out)
+                model.logger.dump(epoch)
+                if not args.no_progress:
+                    print(f"warm start: epoch {epoch}/{warm_cfg['epochs']}, loss {loss:.3f}, accuracy {accuracy:.3f}, "
+                          f"held out {held_out:.3f}", file=sys.stderr)
 
-        accuracies = warm_start(model, data, warm_cfg["epochs"], warm_cfg["batch_size"],
-                                warm_cfg["learning_rate"], seed, log)
-        run["warm_start"] = {"teacher": warm_cfg["teacher"], "games": warm_cfg["games"],
-                             "decisions": int(len(data["actions"])), "epochs": warm_cfg["epochs"],
-                             "accuracy": accuracies[-1] if accuracies else None,
-                             "play_seconds": round(played, 1), "seconds": round(time.perf_counter() - clock, 1)}
-        del data
-    if league is not None:
-        league.add_snapshot(model.policy, model.num_timesteps)
+            accuracies = warm_start(model, data, warm_cfg["epochs"], warm_cfg["batch_size"],
+                                    warm_cfg["learning_rate"], seed, log)
+            run["warm_start"] = {"teacher": warm_cfg["teacher"], "opponent": warm_cfg["opponent"] or None,
+                                 "games": warm_cfg["games"], "decisions": int(len(data["actions"])),
+                                 "epochs": warm_cfg["epochs"],
+                                 "accuracy": accuracies[-1][0] if accuracies else None,
+                                 "held_out_accuracy": accuracies[-1][1] if accuracies else None,
+                                 "play_seconds": round(played, 1), "seconds": round(time.perf_counter() - clock, 1),
+                                 "decisions_from": warm_cfg["decisions"] or None}
+            del data
+        if league is not None:
+            league.add_snapshot(model.policy, model.num_timesteps)
 
     # 4. callbacks, 5. training ------------------------------------------------------------------------------
     if run["seconds"] is not None:
@@ -654,6 +746,19 @@ def main(args: argparse.Namespace) -> int:
           f"best {run['best']:.4g}")
     print(f"wrote {', '.join(sorted(p.name for p in out.iterdir()))} to {out}/")
     return 0
+
+
+@contextlib.contextmanager
+def removed_on_failure(folder: Path, fresh: bool):
+    """Remove ``folder`` (``fresh``: made by this run) if the block raises an error, so the run can be
+    repeated with the same ``--out`` once it is fixed (Ctrl-C keeps it: the teacher's decisions may be
+    there to reuse)."""
+    try:
+        yield
+    except Exception:
+        if fresh:
+            shutil.rmtree(folder, ignore_errors=True)
+        raise
 
 
 def interrupt(signum, frame) -> None:

@@ -11,7 +11,7 @@ pytest.importorskip("sb3_contrib")
 
 import envs  # noqa: E402
 from agents.ppo import (  # noqa: E402
-    Inputs, PPOAgent, PriorPolicy, layout_of, load_model, prior_features, shipped_path,
+    TIE, Inputs, PPOAgent, PriorPolicy, layout_of, load_model, prior_features, shipped_path,
 )
 from agents.registry import agent_names, make_agent  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
@@ -162,6 +162,32 @@ def test_prior_features_are_one_at_the_best_action_and_zero_where_illegal():
     scores = np.array([[0.0, -1.0, -np.inf, -10.0], [-np.inf, 5.0, 4.5, -np.inf]])
     features = prior_features(scores, units=2.0)
     np.testing.assert_allclose(features, [[1.0, 0.5, 0.0, 0.0], [0.0, 1.0, 0.75, 0.0]])
+
+
+def test_prior_features_with_first_ties_single_out_the_lowest_index_among_the_best():
+    scores = np.array([[0.0, 0.0, -1.0, 0.0], [-np.inf, 2.0, 2.0, -np.inf]])
+    np.testing.assert_allclose(prior_features(scores, units=2.0), [[1.0, 1.0, 0.5, 1.0], [0.0, 1.0, 1.0, 0.0]])
+    tie = 1 - TIE
+    np.testing.assert_allclose(prior_features(scores, units=2.0, ties="first"), [[1.0, tie, 0.5, tie], [0.0, 1.0, tie, 0.0]])
+    with pytest.raises(ValueError, match="prior_ties must be one of even, first, got 'last'"):
+        Inputs(prior_ties="last")
+
+
+def test_an_untrained_prior_policy_with_first_ties_plays_exactly_as_the_airport_scramble_heuristic(tmp_path):
+    game = envs.spec("airport-scramble")
+    rules = game.make_rules()
+    inputs = Inputs.make(game.id, rules, mask=True, prior="heuristic", prior_ties="first")
+    agent = PPOAgent(seed=0, rules=rules, path=str(tiny_model(game.id, tmp_path, inputs=inputs)))
+    assert agent.inputs.prior_ties == "first"  # read back from the sidecar
+    heuristic = make_agent(game.id, "heuristic", rules)
+    core = game.make_core()
+    state = core.init(np.arange(256))
+    while not state.done.all():
+        obs, masks = core.observe(state), core.legal_mask(state)
+        live = masks.any(1)
+        actions = agent.act(obs, masks)
+        np.testing.assert_array_equal(actions[live], heuristic.act(obs, masks)[live])
+        core.step(state, actions)
 
 
 @pytest.mark.parametrize("game_id", GAMES)

@@ -64,8 +64,9 @@ def test_the_median_of_a_score_distribution():
 def small_ladders(monkeypatch):
     """Every game's ladder on tiny budgets."""
     small = {
-        "airport-scramble": ((("random",), 40), (("heuristic",), 12), (("search:rollouts=2,candidates=2",), 2)),
-        "flight-tycoon": ((("heuristic", "random", "random", "random"), 8),
+        "airport-scramble": ((("random",), 40), (("heuristic",), 12), (("ppo",), 8),
+                             (("search:rollouts=2,candidates=2",), 2)),
+        "flight-tycoon": ((("heuristic", "random", "random", "random"), 8), (("ppo", "heuristic", "heuristic", "heuristic"), 4),
                           (("search:samples=2,candidates=2,horizon=4", "heuristic", "heuristic", "heuristic"), 4)),
     }
     games = {g: dataclasses.replace(s, ladder=small.get(g, s.ladder)) for g, s in registry.GAMES.items()}
@@ -77,23 +78,34 @@ def small_ladders(monkeypatch):
 def test_run_benches_the_ladder_of_every_game_from_the_registry(tmp_path, capsys, small_ladders):
     # Before: the ladder was argv strings handed back to the command line, game names in train/run.py.
     assert cli.main(["run", "--games", "50", "--no-progress", "--rule", "grid_size=7", "--out", str(tmp_path)]) == 0
-    text = capsys.readouterr().out
-    assert "Airport Scramble — rules: grid_size=7" in text and text.count("Flight Tycoon — 4 players") == 2
-    folders = ["airport-scramble", "flight-tycoon-heuristic-vs-random",
+    captured = capsys.readouterr()
+    text = captured.out
+    assert "Airport Scramble — rules: grid_size=7" in text and text.count("Flight Tycoon — 4 players") == 3
+    # the shipped model cannot play a 7×7 grid: that rung is skipped, saying why
+    assert "the Airport Scramble ladder skips ppo: the shipped model airport-scramble.zip was trained for another layout" \
+        in captured.err
+    folders = ["airport-scramble", "flight-tycoon-heuristic-vs-random", "flight-tycoon-ppo-vs-heuristic",
                "flight-tycoon-search:samples=2,candidates=2,horizon=4-vs-heuristic", "compare-airport-scramble"]
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*folders, "aerodeck-output.json"])
     assert f"wrote {', '.join(sorted(folders))} to {tmp_path}/" in text
     ladder = json.loads((tmp_path / "airport-scramble" / "results.json").read_text())
     assert ladder["rules"]["grid_size"] == 7
     assert list(ladder["agents"]) == ["random", "heuristic:games=12", "search:rollouts=2,candidates=2,games=2"]
-    tycoon = json.loads((tmp_path / folders[2] / "results.json").read_text())
+    tycoon = json.loads((tmp_path / folders[3] / "results.json").read_text())
     assert tycoon["games"] == 4 and tycoon["lineup"][1:] == ["heuristic"] * 3
     # the closing comparison: the rules in use against them with the tuned options (issue 10 item 11)
-    closing = json.loads((tmp_path / folders[3] / "results.json").read_text())
+    closing = json.loads((tmp_path / folders[4] / "results.json").read_text())
     assert closing["variants"]["showcase"]["options"] == {"grid_size": 7, "action_points": 4, "face_up": 6,
                                                           "max_replace": 3, "ticket_turn_bonus": 3}
     assert closing["games"] == 6 and [t["name"] for t in closing["tables"]] == ["heuristic"]
-    assert f"the designer's report: {tmp_path / folders[3] / 'report.md'}" in text
+    assert f"the designer's report: {tmp_path / folders[4] / 'report.md'}" in text
+
+
+def test_the_ladder_plays_the_shipped_models_under_rules_of_their_layout(capsys):
+    solo = dict(run.ladder_plans(envs.spec("airport-scramble"), None, 0))["airport-scramble"]
+    assert "ppo:games=2000" in solo.names and capsys.readouterr().err == ""
+    names = [name for name, _ in run.ladder_plans(envs.spec("flight-tycoon"), None, 0)]
+    assert "flight-tycoon-ppo-vs-heuristic" in names
 
 
 def test_every_registered_ladder_is_a_valid_bench():

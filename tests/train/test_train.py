@@ -28,6 +28,7 @@ n_epochs = 1
 [policy]
 net_arch = [16]
 [warm_start]
+teacher = "heuristic"
 games = 8
 epochs = 1
 """
@@ -64,7 +65,7 @@ def tiny_run(request, tmp_path_factory):
 def test_a_run_writes_event_files_checkpoints_and_sidecars(tiny_run):
     game_id, out, first, events = tiny_run
     assert events and all(name.startswith("events.out.tfevents") for name in events)
-    for name in ("config.toml", "evaluations.csv", "best.zip", "best.json", "last.zip", "last.json"):
+    for name in ("config.toml", "evaluations.csv", "best.zip", "best.json", "last.zip", "last.json", "warm_start.npz"):
         assert (out / name).is_file(), name
     assert (out / "checkpoints" / "step-512.zip").is_file() and (out / "checkpoints" / "step-512.json").is_file()
     game = envs.spec(game_id)
@@ -76,7 +77,9 @@ def test_a_run_writes_event_files_checkpoints_and_sidecars(tiny_run):
     assert first["inputs"]["mask"] is True and first["aerodeck_version"]
     assert first["command"].startswith("aerodeck train") or first["command"].startswith(f"aerodeck train {game_id}")
     assert first["config"]["ppo"]["n_steps"] == 16
-    assert first["warm_start"]["games"] == 8
+    assert first["warm_start"]["games"] == 8 and 0 <= first["warm_start"]["held_out_accuracy"] <= 1
+    rows = (out / "evaluations.csv").read_text().splitlines()
+    assert rows[1].startswith("0,")  # the warm-started policy is evaluated before PPO moves it
     evaluation = first["evaluation"]
     assert evaluation["low"] <= evaluation["value"] <= evaluation["high"]
     assert evaluation["figure"] == ("mean_score" if game.solo else "win_rate")
@@ -92,7 +95,7 @@ def test_event_files_hold_the_rollout_evaluation_and_throughput_curves(tiny_run)
         events.Reload()
         tags |= set(events.Tags()["scalars"])
     expected = {"rollout/ep_rew_mean", "train/entropy_loss", "train/value_loss", "time/env_steps_per_s",
-                "time/env_share", "warm_start/accuracy"}
+                "time/env_share", "warm_start/accuracy", "warm_start/held_out_accuracy"}
     assert expected <= tags
     assert any(tag.startswith("eval/") for tag in tags)
 
@@ -114,6 +117,28 @@ def test_the_trained_model_plays_legal_moves_in_bench(tiny_run, tmp_path):
     assert result["agents"][f"ppo:path={out / 'best.zip'}"]["games"] >= 40
 
 
+def test_a_run_reuses_the_teachers_decisions_saved_by_an_earlier_run(tiny_run, tmp_path, capsys):
+    game_id, out, first, _ = tiny_run
+    saved = out / "warm_start.npz"
+    assert saved.is_file()
+    config = tiny_config(tmp_path, game_id)
+    config.write_text(config.read_text().replace("[warm_start]\n", f"[warm_start]\ndecisions = {str(saved)!r}\n"))
+    assert train(game_id, "--steps", 16, "--config", config, "--out", tmp_path / "again", "--seed", 3) == 0
+    again = json.loads((tmp_path / "again" / "last.json").read_text())["warm_start"]
+    assert again["decisions_from"] == str(saved) and not (tmp_path / "again" / "warm_start.npz").exists()
+    assert again["decisions"] == first["warm_start"]["decisions"]
+    assert again["play_seconds"] == first["warm_start"]["play_seconds"]  # the budget they cost, kept
+    # made for another run: refused, naming what differs
+    assert train(game_id, "--steps", 16, "--config", config, "--out", tmp_path / "other", "--seed", 4) == 2
+    assert "was made for another run: teacher_seed (file 3, this run 4)" in capsys.readouterr().err
+    assert not (tmp_path / "other").exists()  # a run that fails to set up leaves no folder behind
+    broken = tmp_path / "broken.npz"
+    broken.write_bytes(saved.read_bytes()[:500])
+    config.write_text(config.read_text().replace(str(saved), str(broken)))
+    assert train(game_id, "--steps", 16, "--config", config, "--out", tmp_path / "broken", "--seed", 3) == 2
+    assert "not the teacher's decisions written by aerodeck train" in capsys.readouterr().err
+
+
 def test_an_output_folder_in_use_is_refused_without_resume(tiny_run, capsys):
     game_id, out, _, _ = tiny_run
     assert train(game_id, "--steps", 16, "--out", out) == 2
@@ -133,6 +158,8 @@ def test_resume_needs_a_run_and_keeps_its_rules(tmp_path, capsys):
     ("[optimizer]\nlr = 1\n", "unknown table [optimizer]"),
     ("[ppo]\nbatch_size = 0\n", "batch_size must be at least 1"),
     ("[policy]\nactivation = \"gelu\"\n", "activation must be one of"),
+    ("[policy]\nprior_ties = \"last\"\n", "prior_ties must be one of even, first"),
+    ("[warm_start]\nplay_batch = 0\n", "play_batch must be at least 1"),
     ("[ppo\n", "not valid TOML"),
 ])
 def test_a_bad_config_is_refused_naming_the_key(tmp_path, text, message):
@@ -169,6 +196,63 @@ def tiny_policy():
     game = envs.spec("flight-tycoon")
     return MaskablePPO("MlpPolicy", game.make_sb3(4, seed=0), n_steps=8, batch_size=32, seed=0, device="cpu",
                        policy_kwargs={"net_arch": [8]}).policy
+
+
+def teacher_data(game_id, teacher, opponent=None, games=6):
+    from agents.ppo import Inputs
+    from agents.registry import make_agent
+    from train.play import game_seeds
+    from train.train import teacher_decisions
+
+    game = envs.spec(game_id)
+    rules = game.make_rules()
+    core = game.make_core(rules)
+    inputs = Inputs.make(game_id, rules, mask=True, prior="heuristic")
+    return core, teacher_decisions(core, make_agent(game_id, teacher, rules, seed=1), game_seeds(4, games), inputs,
+                                   0.99, batch_size=4, opponent=opponent and make_agent(game_id, opponent, rules, seed=2),
+                                   make_view=game.make_view)
+
+
+def test_a_teacher_in_one_seat_gives_that_seats_decisions_only():
+    pure = "heuristic:noise=0"  # without tie-breaking noise: the same play whoever's seed
+    _, every = teacher_data("flight-tycoon", pure)
+    core, one = teacher_data("flight-tycoon", pure, pure)
+    assert set(np.unique(every["seats"])) == set(range(core.n_players))
+    assert (one["seats"] == one["games"] % core.n_players).all()  # game i: the teacher sits in seat i mod n
+    taught = every["seats"] == every["games"] % core.n_players
+    for key in ("actions", "returns", "games", "inputs", "masks"):
+        np.testing.assert_array_equal(np.sort(one[key], axis=0), np.sort(every[key][taught], axis=0), err_msg=key)
+    # FT-15 outcome reward, paid at the end and discounted: -1/(n - 1) for a loser up to +1 for a sole winner
+    assert ((one["returns"] >= -1 / 3 - 1e-6) & (one["returns"] <= 1)).all()
+
+
+@pytest.mark.parametrize("game_id, teacher", [("airport-scramble", "search:rollouts=2,candidates=2,horizon=8"),
+                                              ("flight-tycoon", "search:samples=2,candidates=2,horizon=4")])
+def test_a_search_teacher_plays_legal_moves_through_its_view(game_id, teacher):
+    core, data = teacher_data(game_id, teacher, None if envs.spec(game_id).solo else "random", games=4)
+    assert len(data["actions"]) > 0
+    assert data["masks"][np.arange(len(data["actions"])), data["actions"]].all()
+    assert data["inputs"].shape[1] == core.obs_size + 2 * core.n_actions
+
+
+def test_behaviour_cloning_reports_held_out_accuracy_from_before_the_first_pass(tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    from train.train import warm_start
+
+    game = envs.spec("airport-scramble")
+    _, data = teacher_data(game.id, "heuristic", games=40)
+    data["inputs"] = data["inputs"][:, :game.make_core().obs_size + game.make_core().n_actions]
+    from train.train import learner_env
+    from agents.ppo import Inputs
+
+    venv = learner_env(game.make_sb3(4, rules=game.make_rules(), seed=0), Inputs(mask=True))
+    model = MaskablePPO("MlpPolicy", venv, n_steps=8, batch_size=32, policy_kwargs={"net_arch": [32]}, seed=0)
+    calls = []
+    result = warm_start(model, data, 3, 64, 3e-3, 0, log=lambda *a: calls.append(a), holdout=0.25)
+    assert [c[0] for c in calls] == [0, 1, 2, 3] and np.isnan(calls[0][1])
+    assert len(result) == 3 and all(0 <= a <= 1 and 0 <= h <= 1 for a, h in result)
+    assert result[-1][0] > calls[0][3]  # it learnt something from the teacher
 
 
 def test_the_opponent_draws_are_repeated_by_the_seed():
@@ -288,3 +372,11 @@ def test_the_vecenvs_episode_records_match_the_games_played(game_id):
                 assert (infos[i]["rank"] == 1) == (share > 0)
             ended += 1
         returns[dones], lengths[dones] = 0, 0
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_the_readmes_quick_config_loads_for_every_game(game_id):
+    from pathlib import Path
+
+    config = load_config(game_id, Path(__file__).parents[2] / "examples" / "train-quick.toml")
+    assert config["warm_start"]["teacher"] == "heuristic" and config["warm_start"]["opponent"] == ""
