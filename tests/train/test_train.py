@@ -238,14 +238,12 @@ def test_a_search_teacher_plays_legal_moves_through_its_view(game_id, teacher):
 def test_behaviour_cloning_reports_held_out_accuracy_from_before_the_first_pass(tmp_path):
     from sb3_contrib import MaskablePPO
 
-    from train.train import warm_start
+    from agents.ppo import Inputs
+    from train.train import learner_env, warm_start
 
     game = envs.spec("airport-scramble")
-    _, data = teacher_data(game.id, "heuristic", games=40)
-    data["inputs"] = data["inputs"][:, :game.make_core().obs_size + game.make_core().n_actions]
-    from train.train import learner_env
-    from agents.ppo import Inputs
-
+    core, data = teacher_data(game.id, "heuristic", games=40)
+    data["inputs"] = data["inputs"][:, :core.obs_size + core.n_actions]  # observation + mask: no prior
     venv = learner_env(game.make_sb3(4, rules=game.make_rules(), seed=0), Inputs(mask=True))
     model = MaskablePPO("MlpPolicy", venv, n_steps=8, batch_size=32, policy_kwargs={"net_arch": [32]}, seed=0)
     calls = []
