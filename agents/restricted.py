@@ -4,9 +4,9 @@ any agent with some kinds of action taken away, so that a mechanic's worth is th
 ``restricted:base=heuristic,forbid=replace`` plays the heuristic with every ``replace`` action masked
 out; ``forbid`` names one or more of the game's action kinds (``ActionLayout.kinds``, joined by
 ``+``: ``forbid=replace+stop_early``) and every other parameter goes to the base agent
-(``restricted:base=search,forbid=wait,rollouts=8``). The kinds of a decision's actions come from
-``Core.action_kinds`` on a determinization of the game (kinds are public: a determinization has the
-same ones), so the agent asks for a look-ahead view. When the restriction leaves a live game with no
+(``restricted:base=search,forbid=wait,rollouts=8``). The kinds of a decision's actions are public
+(``Core.action_kinds``: every determinization has the same); the agent reads them from its look-ahead
+view (``View.action_kinds``). When the restriction leaves a live game with no
 legal action, that decision falls back to the full mask; :attr:`RestrictedAgent.fallbacks` counts how
 often, out of :attr:`RestrictedAgent.decisions`.
 """
@@ -40,8 +40,7 @@ class RestrictedAgent(Agent):
     """``base`` (an :class:`Agent`) playing with the action kinds ``forbid`` masked out.
 
     ``forbid``: kind names among ``kinds``, the game's kind names (``core.actions.kinds``) in the order
-    ``Core.action_kinds`` indexes them (:func:`parse_forbid` checks a spec's text). Its own randomness
-    only seeds the determinizations that the kinds are read from.
+    ``Core.action_kinds`` indexes them (:func:`parse_forbid` checks a spec's text).
     """
 
     needs_view = True
@@ -63,8 +62,7 @@ class RestrictedAgent(Agent):
         if view is None:
             raise ValueError("restricted play needs the games' view to tell the kinds of their actions")
         masks = np.asarray(masks, bool)
-        seeds = self.rng.integers(0, 2**63, size=masks.shape[0], dtype=np.uint64)
-        kinds = view.core.action_kinds(view.determinize(seeds, 1))
+        kinds = view.action_kinds()
         allowed = masks & ~np.isin(kinds, self.forbidden)
         empty = ~allowed.any(axis=1) & masks.any(axis=1)
         allowed[empty] = masks[empty]

@@ -326,6 +326,9 @@ def test_view_hides_the_future(case):
     # a determinization is consistent with what the seat sees: same observation and mask
     np.testing.assert_array_equal(core.observe(samples, np.repeat(view.seats, 2)), np.repeat(view.observation(), 2, axis=0))
     np.testing.assert_array_equal(core.legal_mask(samples), np.repeat(view.legal_mask(), 2, axis=0))
+    # the kinds of the actions are public: the view's are every determinization's
+    np.testing.assert_array_equal(view.action_kinds(), core.action_kinds(state))
+    np.testing.assert_array_equal(core.action_kinds(samples), np.repeat(view.action_kinds(), 2, axis=0))
 
 
 class EnvDriver:

@@ -50,6 +50,11 @@ class SearchView:
         """``bool (B, n_actions)``: the legal actions of the decision now."""
         return self.core.legal_mask(self._state)
 
+    def action_kinds(self) -> np.ndarray:
+        """``int8 (B, n_actions)``: the kind of each legal action (``core.action_kinds``; a flight short
+        of the reach is ``stop_early``, AS-8), −1 where illegal."""
+        return self.core.action_kinds(self._state)
+
     def public(self, name: str) -> np.ndarray:
         """A copy of the state field ``name`` (e.g. ``grid``, ``slots``, ``plane``, ``deck``)."""
         if name in self._HIDDEN:

@@ -155,6 +155,11 @@ class View(Protocol):
         """``bool (B, A)``: the legal actions of the decision now."""
         ...
 
+    def action_kinds(self) -> np.ndarray:
+        """``int8 (B, A)``: ``Core.action_kinds`` of the games now (kinds are public: every
+        determinization has the same)."""
+        ...
+
     def determinize(self, seeds, samples: int = 1, games=None) -> State:
         """``samples`` determinizations of each game (of ``games``, default all), game by game in a
         row (game i's are rows i·samples … i·samples + samples − 1); ``seeds``: integers, one per row."""

@@ -41,6 +41,11 @@ class SeatView:
         """``bool (k, n_actions)``: the legal actions of the decision now (the seat's own)."""
         return self.core.legal_mask(self._state, games=self._games)
 
+    def action_kinds(self) -> np.ndarray:
+        """``int8 (k, n_actions)``: the kind of each legal action (``core.action_kinds``), −1 where
+        illegal. Public: the decision's phase and the seat's own legal actions (FT-16)."""
+        return self.core.action_kinds(self._state.take(self._games))
+
     def determinize(self, seeds, samples: int = 1, games=None) -> State:
         """``samples`` determinizations of each game for its seat — of the games ``games`` (indices
         0 … k−1 into this view, default all) — game by game in a row (the i-th game's samples are rows
