@@ -7,12 +7,12 @@ import numpy as np
 from envs.airport_scramble.core import AirportScrambleCore, occupancy_bits
 from envs.airport_scramble.state import State
 from envs.airport_scramble.reference import ReferenceGame
-from envs.airport_scramble.rules import AirportScrambleRules, generated_card_count
+from envs.airport_scramble.rules import DIE_SIDES, AirportScrambleRules, generated_card_count
 
 
 def random_rules(r: np.random.Generator) -> AirportScrambleRules:
-    """A random rules variant: every option, standard or generated editions (small ones often, so
-    that tickets get pre-played and AS-15 comes up)."""
+    """A random rules variant: every option (a ticket_turn_bonus in 3 of 10), standard or generated
+    editions (small ones often, so that tickets get pre-played and AS-15 comes up)."""
     face_up = int(r.integers(1, 7))
     grid_size = int(r.choice([3, 4, 5, 6, 7, 9, 11]))
     action_points = int(r.integers(1, 7))
@@ -45,6 +45,8 @@ def random_rules(r: np.random.Generator) -> AirportScrambleRules:
             ticket_turns=(lo, int(r.integers(lo, 9))),
             deck_seed=int(r.integers(0, 10_000)),
         )
+    if r.random() < 0.3:  # AS-3: longer tickets
+        options["ticket_turn_bonus"] = int(r.integers(1, DIE_SIDES + 1))
     return AirportScrambleRules(**options)
 
 
