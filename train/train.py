@@ -157,8 +157,9 @@ def check_config(config: dict) -> dict:
     if policy["prior_ties"] not in PRIOR_TIES:
         raise ValueError(f"[policy] prior_ties must be one of {', '.join(PRIOR_TIES)}, got {policy['prior_ties']!r}")
     warm = config["warm_start"]
-    if warm["play_batch"] < 1:
-        raise ValueError(f"[warm_start] play_batch must be at least 1, got {warm['play_batch']}")
+    for key in ("play_batch", "workers"):
+        if warm[key] < 1:
+            raise ValueError(f"[warm_start] {key} must be at least 1, got {warm[key]}")
     for key in ("games", "epochs"):
         if warm[key] < 0:
             raise ValueError(f"[warm_start] {key} must be at least 0, got {warm[key]}")
@@ -237,10 +238,11 @@ def learner_env(venv, inputs):
 
 
 def teacher_decisions(core, teacher, seeds, inputs, gamma: float, batch_size: int = 2048, progress=None,
-                      opponent=None, make_view=None) -> dict:
+                      opponent=None, make_view=None, first_game: int = 0) -> dict:
     """Play one game per seed with ``teacher``; its decisions as training data.
 
-    Without ``opponent`` the teacher plays every seat and every decision is kept; with one (an agent),
+    The games are numbered from ``first_game`` (``seeds[j]`` is game ``first_game + j``). Without
+    ``opponent`` the teacher plays every seat and every decision is kept; with one (an agent),
     the teacher plays one seat of each game (game i: seat i mod n, so every seat is taught equally)
     and ``opponent`` the others, and only the teacher's decisions are kept. Agents with
     ``needs_view`` (the search agents) get their look-ahead view from ``make_view(core, state, seats)``
@@ -250,8 +252,8 @@ def teacher_decisions(core, teacher, seeds, inputs, gamma: float, batch_size: in
     mask, ``inputs`` an ``agents.ppo.Inputs``), ``masks`` ``bool (N, A)``,
     ``actions`` ``int64 (N,)`` and ``returns`` ``float32 (N,)``: the seat's discounted return from
     that decision on, discounted once per decision of that seat (what PPO's value function learns);
-    ``games`` ``int64 (N,)`` (the decision's game, an index into ``seeds``) and ``seats`` ``int64 (N,)``
-    (the seat that decided).
+    ``games`` ``int64 (N,)`` (the decision's game number) and ``seats`` ``int64 (N,)`` (the seat that
+    decided).
     """
     parts: dict[str, list] = {"inputs": [], "masks": [], "actions": [], "returns": [], "games": [], "seats": []}
     n = core.n_players
@@ -259,7 +261,7 @@ def teacher_decisions(core, teacher, seeds, inputs, gamma: float, batch_size: in
         chunk = seeds[start:start + batch_size]
         state = core.init(chunk)
         ids = np.arange(len(chunk))
-        taught = (start + ids) % n if opponent is not None else None  # the teacher's seat in each game
+        taught = (first_game + start + ids) % n if opponent is not None else None  # the teacher's seat in each game
         steps = []
         while ids.size:
             masks = core.legal_mask(state)
@@ -284,12 +286,63 @@ def teacher_decisions(core, teacher, seeds, inputs, gamma: float, batch_size: in
             between[ids] += rewards  # every seat's rewards since its next decision
             ret = between[ids, seat] + gamma * ret_next[ids, seat]
             ret_next[ids, seat], between[ids, seat] = ret, 0.0
-            for key, value in zip(parts, (obs, masks, actions, ret[mine].astype(np.float32), start + ids[mine],
+            for key, value in zip(parts, (obs, masks, actions, ret[mine].astype(np.float32), first_game + start + ids[mine],
                                           seat[mine].astype(np.int64))):
                 parts[key].append(value)
         if progress is not None:
             progress(min(start + batch_size, len(seeds)))
     return {key: np.concatenate(value) for key, value in parts.items()}
+
+
+def teacher_chunk(game_id: str, rules, warm: dict, inputs: dict, seed: int, gamma: float, start: int,
+                  count: int) -> dict:
+    """The teacher's decisions (:func:`teacher_decisions`) in games ``start … start+count−1`` of the
+    warm start (``warm``: the config's ``[warm_start]``; ``inputs``: ``Inputs.to_dict()``). A
+    self-contained task, as :mod:`train.backends` plays them: the teacher and the opponent are seeded
+    from (``seed``, chunk ``start // play_batch``), so the decisions do not depend on which process
+    plays which chunk."""
+    from agents.ppo import Inputs
+    from agents.registry import make_agent
+    from train.backends import agent_seeds
+    from train.play import game_seeds
+
+    game = envs.spec(game_id)
+    teacher_seed, opponent_seed = agent_seeds(seed, start // warm["play_batch"], 2)
+    teacher = make_agent(game_id, warm["teacher"], rules, seed=teacher_seed)
+    opponent = make_agent(game_id, warm["opponent"], rules, seed=opponent_seed) if warm["opponent"] else None
+    return teacher_decisions(game.make_core(rules), teacher, game_seeds(warm["seed"], count, start),
+                             Inputs.make(game_id, rules, **inputs), gamma, count, opponent=opponent,
+                             make_view=game.make_view, first_game=start)
+
+
+def play_teacher(game_id: str, rules, warm: dict, inputs: dict, seed: int, gamma: float, workers: int = 1,
+                 done=lambda games: None) -> dict:
+    """The teacher's decisions over the warm start's ``warm["games"]`` games, ``warm["play_batch"]`` at a
+    time (:func:`teacher_chunk`), in ``workers`` processes (1: here); ``done(games)`` is called as each
+    chunk ends. The same decisions, in game order, whatever ``workers``."""
+    games, batch = warm["games"], warm["play_batch"]
+    tasks = [(game_id, rules, warm, inputs, seed, gamma, start, min(batch, games - start))
+             for start in range(0, games, batch)]
+    if workers == 1:
+        parts = []
+        for task in tasks:
+            parts.append(teacher_chunk(*task))
+            done(task[-1])
+    else:
+        import concurrent.futures
+        import multiprocessing
+
+        with concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            futures = {pool.submit(teacher_chunk, *task): task[-1] for task in tasks}
+            try:
+                for future in concurrent.futures.as_completed(futures):
+                    future.result()  # a failed chunk stops the play at once
+                    done(futures[future])
+            except BaseException:
+                pool.shutdown(cancel_futures=True)
+                raise
+            parts = [future.result() for future in futures]
+    return {key: np.concatenate([part[key] for part in parts]) for key in DECISION_KEYS}
 
 
 def save_decisions(path: Path, data: dict, meta: dict) -> None:
@@ -570,8 +623,6 @@ def main(args: argparse.Namespace) -> int:
     from stable_baselines3.common.logger import configure
 
     from agents.ppo import Inputs, PriorPolicy, layout_of
-    from agents.registry import make_agent
-    from train.play import game_seeds
 
     began = time.perf_counter()
     game = envs.spec(args.game)
@@ -685,15 +736,11 @@ def main(args: argparse.Namespace) -> int:
                 data, stored = load_decisions(Path(warm_cfg["decisions"]), meta)
                 played = stored["play_seconds"]
             else:
-                teacher = make_agent(game.id, warm_cfg["teacher"], rules, seed=seed)
-                opponent = make_agent(game.id, warm_cfg["opponent"], rules, seed=seed + 1) if warm_cfg["opponent"] else None
-                seeds = game_seeds(warm_cfg["seed"], warm_cfg["games"])
                 from tqdm.auto import tqdm
-                with tqdm(total=len(seeds), unit="game", desc=f"warm start: {warm_cfg['teacher']} plays",
+                with tqdm(total=warm_cfg["games"], unit="game", desc=f"warm start: {warm_cfg['teacher']} plays",
                           disable=args.no_progress, leave=False) as bar:
-                    data = teacher_decisions(run["core"], teacher, seeds, inputs, ppo_cfg["gamma"], warm_cfg["play_batch"],
-                                             progress=lambda done: bar.update(done - bar.n), opponent=opponent,
-                                             make_view=game.make_view)
+                    data = play_teacher(game.id, rules, warm_cfg, inputs.to_dict(), seed, ppo_cfg["gamma"],
+                                        warm_cfg["workers"], done=bar.update)
                 played = time.perf_counter() - clock
                 save_decisions(out / "warm_start.npz", data, {**meta, "play_seconds": round(played, 1)})
 

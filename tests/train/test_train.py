@@ -160,6 +160,7 @@ def test_resume_needs_a_run_and_keeps_its_rules(tmp_path, capsys):
     ("[policy]\nactivation = \"gelu\"\n", "activation must be one of"),
     ("[policy]\nprior_ties = \"last\"\n", "prior_ties must be one of even, first"),
     ("[warm_start]\nplay_batch = 0\n", "play_batch must be at least 1"),
+    ("[warm_start]\nworkers = 0\n", "workers must be at least 1"),
     ("[ppo\n", "not valid TOML"),
 ])
 def test_a_bad_config_is_refused_naming_the_key(tmp_path, text, message):
@@ -233,6 +234,34 @@ def test_a_search_teacher_plays_legal_moves_through_its_view(game_id, teacher):
     assert len(data["actions"]) > 0
     assert data["masks"][np.arange(len(data["actions"])), data["actions"]].all()
     assert data["inputs"].shape[1] == core.obs_size + 2 * core.n_actions
+
+
+@pytest.mark.parametrize("game_id, teacher", [("airport-scramble", "search:rollouts=2,candidates=2,horizon=8"),
+                                              ("flight-tycoon", "search:samples=2,candidates=2,horizon=4")])
+def test_the_teachers_games_are_the_same_in_one_process_or_two(game_id, teacher):
+    from train.train import default_config, play_teacher
+
+    game = envs.spec(game_id)
+    warm = {**default_config(game_id)["warm_start"], "teacher": teacher, "games": 6, "play_batch": 2}
+    inputs = {"mask": True, "prior": "heuristic", "prior_units": 4.0, "prior_ties": "first"}
+    chunks = []
+    one = play_teacher(game_id, game.make_rules(), warm, inputs, 3, 0.99, workers=1, done=chunks.append)
+    two = play_teacher(game_id, game.make_rules(), warm, inputs, 3, 0.99, workers=2)
+    assert chunks == [2, 2, 2]
+    for key in one:
+        np.testing.assert_array_equal(one[key], two[key], err_msg=key)
+    np.testing.assert_array_equal(np.unique(one["games"]), np.arange(6))  # numbered across the chunks
+    if warm["opponent"]:  # game i: the teacher in seat i mod n, in every chunk
+        assert (one["seats"] == one["games"] % game.make_core().n_players).all()
+
+
+def test_a_teacher_that_cannot_be_made_stops_the_play_in_the_workers_too():
+    from train.train import default_config, play_teacher
+
+    warm = {**default_config("airport-scramble")["warm_start"], "teacher": "grandmaster", "games": 8, "play_batch": 2}
+    with pytest.raises(ValueError, match="grandmaster"):
+        play_teacher("airport-scramble", envs.spec("airport-scramble").make_rules(), warm,
+                     {"mask": True, "prior": None, "prior_units": 4.0, "prior_ties": "even"}, 0, 0.99, workers=2)
 
 
 def test_behaviour_cloning_reports_held_out_accuracy_from_before_the_first_pass(tmp_path):
