@@ -237,8 +237,8 @@ def learner_env(venv, inputs):
 # --- 3. warm start -----------------------------------------------------------------------------------------
 
 
-def teacher_decisions(core, teacher, seeds, inputs, gamma: float, batch_size: int = 2048, progress=None,
-                      opponent=None, make_view=None, first_game: int = 0) -> dict:
+def teacher_decisions(core, teacher, seeds, inputs, gamma: float, batch_size: int = 2048, opponent=None,
+                      make_view=None, first_game: int = 0) -> dict:
     """Play one game per seed with ``teacher``; its decisions as training data.
 
     The games are numbered from ``first_game`` (``seeds[j]`` is game ``first_game + j``). Without
@@ -289,8 +289,6 @@ def teacher_decisions(core, teacher, seeds, inputs, gamma: float, batch_size: in
             for key, value in zip(parts, (obs, masks, actions, ret[mine].astype(np.float32), first_game + start + ids[mine],
                                           seat[mine].astype(np.int64))):
                 parts[key].append(value)
-        if progress is not None:
-            progress(min(start + batch_size, len(seeds)))
     return {key: np.concatenate(value) for key, value in parts.items()}
 
 
