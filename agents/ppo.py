@@ -44,6 +44,8 @@ CHUNK = 8192
 PRIOR_TIES = ("even", "first")
 #: With ``prior_ties = "first"``: how much less than the first best action the other best actions get.
 TIE = 1 / 64
+#: With ``prior_ranks = k``: how much less each next-best of the prior agent's k best actions gets.
+RANK_STEP = 1 / 16
 
 
 def game_of(rules):
@@ -114,11 +116,12 @@ class Inputs:
     """What a policy reads, in order: the observation ``float32 (B, O)``; with ``mask``, the legal
     mask as 0/1 ``(B, A)``; with ``prior`` (an agent name), that agent's action preferences as
     :func:`prior_features` ``(B, A)`` (the agent must offer ``scores(observations, masks)``, higher is
-    better; ``prior_ties`` says how equal best scores are read). ``prior_agent`` is the agent instance
-    (``None`` without a prior)."""
+    better; ``prior_ties`` says how equal best scores are read; ``prior_ranks = k`` ≥ 1 reads the
+    ranks of its k best actions instead, see :func:`rank_features`). ``prior_agent`` is the agent
+    instance (``None`` without a prior)."""
 
     def __init__(self, mask: bool = False, prior: str | None = None, prior_units: float = 4.0, prior_agent=None,
-                 prior_ties: str = "even") -> None:
+                 prior_ties: str = "even", prior_ranks: int = 0) -> None:
         if prior and prior_agent is None:
             raise ValueError(f"inputs with the prior {prior!r} need that agent")
         if prior and not callable(getattr(prior_agent, "scores", None)):
@@ -127,21 +130,24 @@ class Inputs:
             raise ValueError(f"prior_units must be above 0, got {prior_units}")
         if prior_ties not in PRIOR_TIES:
             raise ValueError(f"prior_ties must be one of {', '.join(PRIOR_TIES)}, got {prior_ties!r}")
+        if not (isinstance(prior_ranks, int) and 0 <= prior_ranks < 1 / RANK_STEP):
+            raise ValueError(f"prior_ranks must be an integer from 0 to {int(1 / RANK_STEP) - 1}, got {prior_ranks!r}")
         self.mask, self.prior, self.prior_units, self.prior_agent = bool(mask), prior or None, float(prior_units), prior_agent
-        self.prior_ties = prior_ties
+        self.prior_ties, self.prior_ranks = prior_ties, prior_ranks
 
     @classmethod
     def make(cls, game: str, rules, mask: bool = False, prior: str | None = None, prior_units: float = 4.0,
-             prior_ties: str = "even") -> Inputs:
+             prior_ties: str = "even", prior_ranks: int = 0) -> Inputs:
         """Inputs for ``game`` under ``rules``, building the prior agent by name."""
         from agents.registry import make_agent
 
         agent = make_agent(game, prior, rules, seed=0) if prior else None
-        return cls(mask, prior, prior_units, agent, prior_ties)
+        return cls(mask, prior, prior_units, agent, prior_ties, prior_ranks)
 
     def to_dict(self) -> dict:
-        """For the sidecar: ``{"mask", "prior", "prior_units", "prior_ties"}``."""
-        return {"mask": self.mask, "prior": self.prior, "prior_units": self.prior_units, "prior_ties": self.prior_ties}
+        """For the sidecar: ``{"mask", "prior", "prior_units", "prior_ties", "prior_ranks"}``."""
+        return {"mask": self.mask, "prior": self.prior, "prior_units": self.prior_units, "prior_ties": self.prior_ties,
+                "prior_ranks": self.prior_ranks}
 
     def size(self, obs_size: int, n_actions: int) -> int:
         """The width of what the policy reads."""
@@ -153,7 +159,9 @@ class Inputs:
         if self.mask:
             parts.append(np.asarray(masks, np.float32))
         if self.prior is not None:
-            parts.append(prior_features(self.prior_agent.scores(observations, masks), self.prior_units, self.prior_ties))
+            scores = self.prior_agent.scores(observations, masks)
+            parts.append(rank_features(scores, self.prior_ranks) if self.prior_ranks
+                         else prior_features(scores, self.prior_units, self.prior_ties))
         return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
 
 
@@ -194,6 +202,25 @@ def prior_features(scores: np.ndarray, units: float, ties: str = "even") -> np.n
     return features
 
 
+def rank_features(scores: np.ndarray, k: int) -> np.ndarray:
+    """``float32 (B, A)``: a prior agent's ``k`` best actions by rank — its best 1, the next
+    1 − :data:`RANK_STEP`, the next 1 − 2 × :data:`RANK_STEP`, … (equal scores ranked by the lowest
+    index first) — and 0 for every other action and where illegal (``scores`` ``-inf``). Unlike
+    :func:`prior_features`, how much worse the agent scores an action does not matter, only its place:
+    with ``prior_scale`` 32 the policy departs to the agent's second choice when its own logits favour
+    that action by 2, to its third by 4, and never (in practice) beyond the k best, which is where a
+    search over the agent's k best candidates departs (``search:candidates=k``)."""
+    scores = np.asarray(scores, np.float64)
+    B, A = scores.shape
+    k = min(k, A)
+    best = np.argsort(np.where(np.isfinite(scores), -scores, np.inf), axis=1, kind="stable")[:, :k]
+    rows = np.arange(B)[:, None]
+    values = np.broadcast_to((1 - RANK_STEP * np.arange(k)).astype(np.float32), (B, k))
+    features = np.zeros((B, A), np.float32)
+    features[rows, best] = np.where(np.isfinite(scores[rows, best]), values, 0)
+    return features
+
+
 class PriorExtractor(torch.nn.Module):
     """The policy's MLP: its actor's output followed by the prior features (the input's last A entries)."""
 
@@ -215,13 +242,13 @@ class PriorExtractor(torch.nn.Module):
 
 class PriorHead(torch.nn.Module):
     """Action logits: a linear layer of the actor's output plus ``scale`` × the prior features
-    (``scale`` is learnt, starting from ``prior_scale``)."""
+    (``scale`` starts at ``prior_scale`` and is learnt, or stays there with ``learn_scale`` off)."""
 
-    def __init__(self, latent_dim: int, prior_size: int, scale: float) -> None:
+    def __init__(self, latent_dim: int, prior_size: int, scale: float, learn_scale: bool = True) -> None:
         super().__init__()
         self.prior_size = prior_size
         self.linear = torch.nn.Linear(latent_dim, prior_size)
-        self.log_scale = torch.nn.Parameter(torch.tensor(float(np.log(scale))))
+        self.log_scale = torch.nn.Parameter(torch.tensor(float(np.log(scale))), requires_grad=learn_scale)
 
     def forward(self, latent):
         return self.linear(latent[:, :-self.prior_size]) + self.log_scale.exp() * latent[:, -self.prior_size:]
@@ -235,8 +262,8 @@ class PriorPolicy(MaskableActorCriticPolicy):
     agent (its best action ``prior_scale`` logits above any action ``units`` worse or more) and PPO
     learns where to depart from it."""
 
-    def __init__(self, *args, prior_scale: float = 32.0, **kwargs) -> None:
-        self.prior_scale = prior_scale
+    def __init__(self, *args, prior_scale: float = 32.0, learn_prior_scale: bool = True, **kwargs) -> None:
+        self.prior_scale, self.learn_prior_scale = prior_scale, learn_prior_scale
         super().__init__(*args, **kwargs)
 
     def _build_mlp_extractor(self) -> None:
@@ -245,14 +272,16 @@ class PriorPolicy(MaskableActorCriticPolicy):
 
     def _build(self, lr_schedule) -> None:
         super()._build(lr_schedule)
-        head = PriorHead(self.mlp_extractor.inner.latent_dim_pi, self.action_space.n, self.prior_scale)
+        head = PriorHead(self.mlp_extractor.inner.latent_dim_pi, self.action_space.n, self.prior_scale,
+                         learn_scale=self.learn_prior_scale)
         if self.ortho_init:
             head.linear.apply(lambda m: self.init_weights(m, gain=0.01))
         self.action_net = head.to(self.device)
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
 
     def _get_constructor_parameters(self) -> dict:
-        return {**super()._get_constructor_parameters(), "prior_scale": self.prior_scale}
+        return {**super()._get_constructor_parameters(), "prior_scale": self.prior_scale,
+                "learn_prior_scale": self.learn_prior_scale}
 
 
 class PPOAgent(Agent):
@@ -342,7 +371,7 @@ def load_model(path, rules=None) -> TrainedModel:
     if "inputs" in sidecar:
         spec = sidecar["inputs"]
         inputs = Inputs.make(game.id, rules, spec.get("mask", False), spec.get("prior"), spec.get("prior_units", 4.0),
-                             spec.get("prior_ties", "even"))
+                             spec.get("prior_ties", "even"), spec.get("prior_ranks", 0))
     else:  # a model saved from Python: it reads the observation, perhaps followed by the mask
         inputs = Inputs(mask=n_in == O + A)
     trained = sidecar.get("layout") or {"observation_size": n_in - (inputs.size(O, A) - O), "n_actions": int(n_out)}

@@ -152,8 +152,10 @@ def check_config(config: dict) -> dict:
         raise ValueError(f"[policy] net_arch must be a list of positive layer widths, got {policy['net_arch']}")
     if policy["activation"] not in ACTIVATIONS:
         raise ValueError(f"[policy] activation must be one of {', '.join(ACTIVATIONS)}, got {policy['activation']!r}")
-    from agents.ppo import PRIOR_TIES
+    from agents.ppo import PRIOR_TIES, RANK_STEP
 
+    if not 0 <= policy["prior_ranks"] < 1 / RANK_STEP:
+        raise ValueError(f"[policy] prior_ranks must be from 0 to {int(1 / RANK_STEP) - 1}, got {policy['prior_ranks']}")
     if policy["prior_ties"] not in PRIOR_TIES:
         raise ValueError(f"[policy] prior_ties must be one of {', '.join(PRIOR_TIES)}, got {policy['prior_ties']!r}")
     warm = config["warm_start"]
@@ -316,12 +318,13 @@ def teacher_chunk(game_id: str, rules, warm: dict, inputs: dict, seed: int, gamm
 def play_teacher(game_id: str, rules, warm: dict, inputs: dict, seed: int, gamma: float, workers: int = 1,
                  done=lambda games: None) -> dict:
     """The teacher's decisions over the warm start's ``warm["games"]`` games, ``warm["play_batch"]`` at a
-    time (:func:`teacher_chunk`), in ``workers`` processes (1: here); ``done(games)`` is called as each
-    chunk ends. The same decisions, in game order, whatever ``workers``."""
+    time (:func:`teacher_chunk`), in ``workers`` processes (no more than there are chunks; 1: here);
+    ``done(games)`` is called as each chunk ends. The same decisions, in game order, whatever ``workers``."""
     games, batch = warm["games"], warm["play_batch"]
     tasks = [(game_id, rules, warm, inputs, seed, gamma, start, min(batch, games - start))
              for start in range(0, games, batch)]
-    if workers == 1:
+    workers = min(workers, len(tasks))
+    if workers <= 1:
         parts = []
         for task in tasks:
             parts.append(teacher_chunk(*task))
@@ -370,6 +373,20 @@ def load_decisions(path: Path, meta: dict) -> tuple[dict, dict]:
     if differ:
         raise ValueError(f"{where} was made for another run: " + "; ".join(differ))
     return data, stored
+
+
+def reread_inputs(data: dict, stored: dict, inputs, obs_size: int) -> np.ndarray:
+    """The saved decisions' policy inputs as ``inputs`` (:class:`agents.ppo.Inputs`) reads them:
+    unchanged if they were saved under the same inputs (``stored``: their ``to_dict()``), else
+    computed anew from the observations they begin with and the saved masks (the teacher's games do
+    not depend on what the student reads, so one teacher's games serve students of every kind)."""
+    from agents.ppo import Inputs
+
+    if {**Inputs().to_dict(), **stored} == inputs.to_dict():
+        return data["inputs"]
+    rows = range(0, len(data["masks"]), 8192)
+    return np.concatenate([inputs(data["inputs"][i:i + 8192, :obs_size], data["masks"][i:i + 8192]) for i in rows]
+                          or [np.zeros((0, inputs.size(obs_size, data["masks"].shape[1])), np.float32)])
 
 
 def warm_start(model, data: dict, epochs: int, batch_size: int, learning_rate: float, seed: int,
@@ -691,7 +708,7 @@ def main(args: argparse.Namespace) -> int:
 
         # 2. the environments --------------------------------------------------------------------------------------
         inputs = Inputs.make(game.id, rules, policy_cfg["sees_mask"], policy_cfg["prior"], policy_cfg["prior_units"],
-                             policy_cfg["prior_ties"])
+                             policy_cfg["prior_ties"], policy_cfg["prior_ranks"])
         run["inputs"] = inputs.to_dict()
         league = None
         env_options = {}
@@ -722,6 +739,7 @@ def main(args: argparse.Namespace) -> int:
             policy_kwargs = {"net_arch": {"pi": arch, "vf": arch}, "activation_fn": activation}
             if inputs.prior:
                 policy_kwargs["prior_scale"] = policy_cfg["prior_scale"]
+                policy_kwargs["learn_prior_scale"] = policy_cfg["learn_prior_scale"]
             model = MaskablePPO(PriorPolicy if inputs.prior else "MlpPolicy", venv, seed=seed, device="cpu",
                                 policy_kwargs=policy_kwargs, **ppo_kwargs)
         model.set_logger(configure(str(out / "tb"), ["tensorboard"]))
@@ -731,7 +749,8 @@ def main(args: argparse.Namespace) -> int:
                     "teacher_seed": seed, "gamma": ppo_cfg["gamma"]}
             clock = time.perf_counter()
             if warm_cfg["decisions"]:  # the decisions of an earlier run's teacher, made for the same run
-                data, stored = load_decisions(Path(warm_cfg["decisions"]), meta)
+                data, stored = load_decisions(Path(warm_cfg["decisions"]), {k: v for k, v in meta.items() if k != "inputs"})
+                data["inputs"] = reread_inputs(data, stored["inputs"], inputs, run["core"].obs_size)
                 played = stored["play_seconds"]
             else:
                 from tqdm.auto import tqdm

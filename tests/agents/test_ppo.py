@@ -173,10 +173,11 @@ def test_prior_features_with_first_ties_single_out_the_lowest_index_among_the_be
         Inputs(prior_ties="last")
 
 
-def test_an_untrained_prior_policy_with_first_ties_plays_exactly_as_the_airport_scramble_heuristic(tmp_path):
+@pytest.mark.parametrize("ranks", [0, 4])
+def test_an_untrained_prior_policy_with_first_ties_plays_exactly_as_the_airport_scramble_heuristic(ranks, tmp_path):
     game = envs.spec("airport-scramble")
     rules = game.make_rules()
-    inputs = Inputs.make(game.id, rules, mask=True, prior="heuristic", prior_ties="first")
+    inputs = Inputs.make(game.id, rules, mask=True, prior="heuristic", prior_ties="first", prior_ranks=ranks)
     agent = PPOAgent(seed=0, rules=rules, path=str(tiny_model(game.id, tmp_path, inputs=inputs)))
     assert agent.inputs.prior_ties == "first"  # read back from the sidecar
     heuristic = make_agent(game.id, "heuristic", rules)
@@ -216,3 +217,18 @@ def test_ppo_without_a_shipped_model_for_the_player_count_names_the_shipped_ones
     assert not shipped_path(game, rules).exists()
     with pytest.raises(ValueError, match="no shipped ppo model"):
         make_agent("flight-tycoon", "ppo", rules)
+
+
+def test_rank_features_give_the_k_best_their_place_only():
+    from agents.ppo import RANK_STEP, rank_features
+
+    inf = np.inf
+    scores = np.array([[0.0, 5.0, -3.0, 5.0, -inf, -100.0],
+                       [-inf, -inf, 2.0, -inf, -inf, -inf]])
+    f = rank_features(scores, 4)
+    # equal scores: the lower index first (the heuristic's own tie-break); a far worse action ranks like a near one
+    np.testing.assert_allclose(f[0], [1 - 2 * RANK_STEP, 1, 1 - 3 * RANK_STEP, 1 - RANK_STEP, 0, 0])
+    np.testing.assert_allclose(rank_features(scores, 5)[0, 5], 1 - 4 * RANK_STEP)
+    np.testing.assert_allclose(f[1], [0, 0, 1, 0, 0, 0])  # fewer legal actions than k: the illegal get 0
+    with pytest.raises(ValueError, match="prior_ranks must be an integer from 0 to 15"):
+        Inputs(prior_ranks=16)

@@ -31,6 +31,7 @@ net_arch = [16]
 teacher = "heuristic"
 games = 8
 epochs = 1
+workers = 1
 """
 TINY_LEAGUE = """
 [league]
@@ -162,6 +163,7 @@ def test_resume_needs_a_run_and_keeps_its_rules(tmp_path, capsys):
     ("[warm_start]\nplay_batch = 0\n", "play_batch must be at least 1"),
     ("[warm_start]\nworkers = 0\n", "workers must be at least 1"),
     ("[ppo\n", "not valid TOML"),
+    ("[policy]\nprior_ranks = 16\n", "prior_ranks must be from 0 to 15"),
 ])
 def test_a_bad_config_is_refused_naming_the_key(tmp_path, text, message):
     path = tmp_path / "bad.toml"
@@ -280,6 +282,47 @@ def test_behaviour_cloning_reports_held_out_accuracy_from_before_the_first_pass(
     assert [c[0] for c in calls] == [0, 1, 2, 3] and np.isnan(calls[0][1])
     assert len(result) == 3 and all(0 <= a <= 1 and 0 <= h <= 1 for a, h in result)
     assert result[-1][0] > calls[0][3]  # it learnt something from the teacher
+
+
+@pytest.mark.parametrize("learn", [False, True])
+def test_the_prior_scale_is_learnt_only_when_the_config_says_so(learn):
+    from sb3_contrib import MaskablePPO
+
+    from agents.ppo import Inputs, PriorPolicy
+    from train.train import learner_env, warm_start
+
+    game = envs.spec("airport-scramble")
+    rules = game.make_rules()
+    core, data = teacher_data(game.id, "random", games=8)  # departs from the prior: the scale is pulled
+    venv = learner_env(game.make_sb3(4, rules=rules, seed=0), Inputs.make(game.id, rules, mask=True, prior="heuristic"))
+    kwargs = {"net_arch": [16], "prior_scale": 32.0, "learn_prior_scale": learn}
+    model = MaskablePPO(PriorPolicy, venv, n_steps=8, batch_size=32, policy_kwargs=kwargs, seed=0)
+    head = model.policy.action_net
+    before = [p.detach().clone() for p in model.policy.parameters()]
+    warm_start(model, data, 1, 64, 1e-2, 0)
+    assert (head.log_scale.item() != pytest.approx(np.log(32.0))) == learn
+    assert sum(not torch_equal(a, b) for a, b in zip(before, model.policy.parameters())) > 1  # the rest learns
+
+
+def torch_equal(a, b):
+    return bool((a == b).all())
+
+
+def test_saved_decisions_are_reread_for_a_student_that_reads_other_inputs():
+    from agents.ppo import Inputs
+    from train.train import reread_inputs
+
+    game = envs.spec("airport-scramble")
+    rules = game.make_rules()
+    core, data = teacher_data(game.id, "heuristic", games=4)  # saved with the heuristic's scores as prior
+    saved = Inputs.make(game.id, rules, mask=True, prior="heuristic")
+    assert reread_inputs(data, saved.to_dict(), saved, core.obs_size) is data["inputs"]
+    ranks = Inputs.make(game.id, rules, mask=True, prior="heuristic", prior_ranks=4)
+    reread = reread_inputs(data, saved.to_dict(), ranks, core.obs_size)
+    np.testing.assert_array_equal(reread, ranks(data["inputs"][:, :core.obs_size], data["masks"]))
+    assert not np.array_equal(reread, data["inputs"])
+    plain = reread_inputs(data, saved.to_dict(), Inputs(), core.obs_size)
+    np.testing.assert_array_equal(plain, data["inputs"][:, :core.obs_size])
 
 
 def test_the_opponent_draws_are_repeated_by_the_seed():
