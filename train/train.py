@@ -380,13 +380,12 @@ def reread_inputs(data: dict, stored: dict, inputs, obs_size: int) -> np.ndarray
     unchanged if they were saved under the same inputs (``stored``: their ``to_dict()``), else
     computed anew from the observations they begin with and the saved masks (the teacher's games do
     not depend on what the student reads, so one teacher's games serve students of every kind)."""
-    from agents.ppo import Inputs
+    from agents.ppo import CHUNK, Inputs
 
     if {**Inputs().to_dict(), **stored} == inputs.to_dict():
         return data["inputs"]
-    rows = range(0, len(data["masks"]), 8192)
-    return np.concatenate([inputs(data["inputs"][i:i + 8192, :obs_size], data["masks"][i:i + 8192]) for i in rows]
-                          or [np.zeros((0, inputs.size(obs_size, data["masks"].shape[1])), np.float32)])
+    return np.concatenate([inputs(data["inputs"][i:i + CHUNK, :obs_size], data["masks"][i:i + CHUNK])
+                           for i in range(0, len(data["masks"]), CHUNK)])
 
 
 def warm_start(model, data: dict, epochs: int, batch_size: int, learning_rate: float, seed: int,
