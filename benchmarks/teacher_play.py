@@ -1,8 +1,8 @@
 """Warm-start teacher play in one process and in several: seconds, games/s and the speed-up.
 
 ``aerodeck train``'s warm start plays the teacher's games in chunks of ``[warm_start] play_batch``
-(``train.train.play_teacher``); ``workers`` processes share the chunks. This times the game's default
-teacher (its ``train/configs/<game>.toml``) over ``--games`` games with 1 and with ``--workers``
+(``train.learn.train.play_teacher``); ``workers`` processes share the chunks. This times the game's default
+teacher (its ``train/learn/configs/<game>.toml``) over ``--games`` games with 1 and with ``--workers``
 processes, in alternating rounds so that both see the same machine load, and checks that both give
 the same decisions.
 
@@ -25,7 +25,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import envs  # noqa: E402
-from train.train import default_config, play_teacher  # noqa: E402
+from train.learn.train import default_config, play_teacher  # noqa: E402
 
 
 def main() -> None:

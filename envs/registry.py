@@ -49,7 +49,7 @@ class GameSpec:
     #: Games ``aerodeck bench`` plays by default.
     bench_games: int = 10_000
     #: The module of the game in words for ``aerodeck play`` / ``replay`` (typed moves, the menu, the
-    #: screen; the functions are listed in ``train/human.py``), or ``None``.
+    #: screen; the functions are listed in ``train/watch/play.py``), or ``None``.
     text: str | None = None
     #: ``"module:function"``: the end-of-game figures the reports keep, or ``None``.
     #: ``summary(core, state) -> dict`` for a batch of B finished games: ``"score"`` ``(B, n)`` (each
@@ -125,7 +125,7 @@ GAMES: dict[str, GameSpec] = {
             env="envs.airport_scramble.env:AirportScrambleEnv",
             sb3="envs.airport_scramble.sb3:AirportScrambleSB3VecEnv",
             text="envs.airport_scramble.text",
-            view="envs.airport_scramble.view:SearchView",
+            view="envs.airport_scramble.view:AirportScrambleView",
             gym_id="aerodeck/AirportScramble-v0",
             agents={
                 "heuristic": "agents.airport_scramble.heuristic:HeuristicAgent",
@@ -141,9 +141,9 @@ GAMES: dict[str, GameSpec] = {
             rules="envs.flight_tycoon.rules:FlightTycoonRules",
             core="envs.flight_tycoon.core:FlightTycoonCore",
             env="envs.flight_tycoon.env:env",
-            sb3="envs.flight_tycoon.sb3:FlightTycoonVecEnv",
+            sb3="envs.flight_tycoon.sb3:FlightTycoonSB3VecEnv",
             text="envs.flight_tycoon.text",
-            view="envs.flight_tycoon.view:SeatView",
+            view="envs.flight_tycoon.view:FlightTycoonView",
             players=(3, 4, 5),
             players_option="n_players",
             agents={

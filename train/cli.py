@@ -13,7 +13,7 @@ import sys
 import threading
 
 # Sub-command modules, in the order ``aerodeck --help`` lists them.
-COMMANDS = ["train.run", "train.train", "train.bench", "train.human", "train.replay", "train.compare", "train.sweep", "train.tune"]
+COMMANDS = ["train.run", "train.learn.train", "train.evaluate.bench", "train.watch.play", "train.watch.replay", "train.judge.compare", "train.judge.sweep", "train.judge.tune"]
 
 
 def build_parser() -> argparse.ArgumentParser:

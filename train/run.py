@@ -28,11 +28,11 @@ from rich.console import Console
 from rich.table import Table
 
 import envs
-from train import compare, designer_report
-from train.backends import LocalBackend, catalogue
-from train.bench import Plan, add_rules_arguments, bench_solo, games_arg, load_rules, print_result, seed_arg
+from train.judge import compare, designer_report
+from train.judge.backends import LocalBackend, catalogue
+from train.evaluate.bench import Plan, add_rules_arguments, bench_solo, games_arg, load_rules, print_result, seed_arg
 from train.output import OutputFolder, check_file, write_file
-from train.report import json_text
+from train.evaluate.report import json_text
 
 
 #: Games per variant of the closing comparison (3).

@@ -1,7 +1,7 @@
 """The search Airport Scramble agent: rollouts of the heuristic from each of its best candidate actions.
 
 For every game of the batch, the heuristic's ``candidates`` best-scored legal actions are each tried
-in ``rollouts`` determinizations of the game (``SearchView.determinize``: fresh random streams, so
+in ``rollouts`` determinizations of the game (``AirportScrambleView.determinize``: fresh random streams, so
 the rollouts never replay the real future draws, AS-17), and every branch is played on by the heuristic until
 ``tickets`` more tickets are completed, the game ends, or ``horizon`` decisions have passed. A
 rollout is worth the tickets it completed plus ``network`` × the share of the airport cards in play
@@ -63,10 +63,10 @@ class SearchAgent(Agent):
 
     def act(self, observations: np.ndarray, masks: np.ndarray, view=None) -> np.ndarray:
         """Actions int64 (B,) for observations float32 (B, obs_size), masks bool (B, n_actions) and the
-        look-ahead ``view`` of the same B games (:class:`~envs.airport_scramble.view.SearchView`)."""
+        look-ahead ``view`` of the same B games (:class:`~envs.airport_scramble.view.AirportScrambleView`)."""
         if view is None:
             raise ValueError("the search agent needs a look-ahead view: act(observations, masks, view); "
-                             "train.play.play_solo and envs.view_of_env give one")
+                             "train.evaluate.loop.play_solo and envs.view_of_env give one")
         masks = np.asarray(masks, bool)
         table = Table.from_observations(self.geo, observations)
         cand, valid, best = self.ranked(table, masks)

@@ -1,7 +1,7 @@
 """The search Flight Tycoon agent: information-set rollouts over sampled hidden cards.
 
 For every game of the batch the heuristic ranks the legal actions and its ``candidates`` best are
-tried. The agent never sees the real hidden cards: it asks its :class:`~envs.flight_tycoon.knowledge.SeatView`
+tried. The agent never sees the real hidden cards: it asks its :class:`~envs.flight_tycoon.knowledge.FlightTycoonView`
 for ``samples`` determinizations — full states dealt consistently with what its seat knows, with
 fresh random streams — and in each of them plays every candidate, then lets the heuristic play
 every seat (each one reading only its own facts of the sampled state) until the game ends or
@@ -26,7 +26,7 @@ from agents.flight_tycoon.facts import Facts
 from agents.flight_tycoon.heuristic import HeuristicAgent
 from envs.flight_tycoon.core import FlightTycoonCore
 from envs.flight_tycoon.rules import FlightTycoonRules
-from envs.flight_tycoon.view import SeatView
+from envs.flight_tycoon.view import FlightTycoonView
 
 
 class SearchAgent(Agent):
@@ -72,12 +72,12 @@ class SearchAgent(Agent):
         self.heuristic.reset(seed)
         self.rollout_policy.reset(None if seed is None else seed + 1)
 
-    def act(self, observations: np.ndarray, masks: np.ndarray, view: SeatView | None = None) -> np.ndarray:
+    def act(self, observations: np.ndarray, masks: np.ndarray, view: FlightTycoonView | None = None) -> np.ndarray:
         """Actions ``int64 (B,)`` for observations ``float32 (B, obs_size)``, masks ``bool (B, A)`` and
-        the ``SeatView`` of the same B games (``envs.view_of_env`` gives one for the AEC env)."""
+        the ``FlightTycoonView`` of the same B games (``envs.view_of_env`` gives one for the AEC env)."""
         if view is None:
             raise ValueError("the search agent needs a look-ahead view: act(observations, masks, view) with an "
-                             "envs.flight_tycoon.view.SeatView; train.play.play_games passes one, and "
+                             "envs.flight_tycoon.view.FlightTycoonView; train.evaluate.loop.play_games passes one, and "
                              "envs.view_of_env(aec) makes one for the AEC env")
         masks = np.asarray(masks, bool)
         if view.batch_size != masks.shape[0]:
@@ -109,13 +109,13 @@ class SearchAgent(Agent):
         elif self.rules != rules:
             raise ValueError(f"the search agent was built for {self.rules.label()}, the view plays {rules.label()}")
 
-    def core_for(self, view: SeatView) -> FlightTycoonCore:
+    def core_for(self, view: FlightTycoonView) -> FlightTycoonCore:
         """A core for the rollouts (actions unchecked: the players are the heuristic, legal by construction)."""
         if view.rules not in self._cores:
             self._cores[view.rules] = FlightTycoonCore(view.rules, check_actions=False)
         return self._cores[view.rules]
 
-    def evaluate(self, view: SeatView, cand: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    def evaluate(self, view: FlightTycoonView, cand: np.ndarray, valid: np.ndarray) -> np.ndarray:
         """``float64 (B, samples, k)``: the value of candidate j of game i in sample s (0 where invalid).
 
         ``cand`` int64 (B, k) actions, ``valid`` bool (B, k). Samples come from ``view.determinize`` only.

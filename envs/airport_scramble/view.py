@@ -14,10 +14,10 @@ import numpy as np
 from envs.common.checks import check_seeds
 
 
-class SearchView:
+class AirportScrambleView:
     """B games as a look-ahead agent may see them, valid during one ``Agent.act`` call.
 
-    ``SearchView(core, state, seats=0)``: ``core`` the
+    ``AirportScrambleView(core, state, seats=0)``: ``core`` the
     :class:`~envs.airport_scramble.core.AirportScrambleCore`, ``state`` its games (kept private),
     ``seats`` the deciding seat (0, or integers (B,) with 0 or -1 for finished games, as
     ``core.to_act`` gives). ``public(name)`` reads a state field that the player sees (any field but

@@ -1,4 +1,4 @@
-"""A Stable-Baselines3 ``VecEnv`` over the batched learner view (``vector.LearnerGames``).
+"""A Stable-Baselines3 ``VecEnv`` over the batched learner view (``learner.LearnerGames``).
 
 Needs the ``train`` extra (stable-baselines3, which imports torch). The SB3 plumbing — ``action_masks()``
 for sb3-contrib's MaskablePPO and the ``Monitor``-style ``infos[i]["episode"]`` of every ended game —
@@ -6,7 +6,7 @@ is ``envs.common.sb3.BatchedVecEnv``'s; an ended game's info also holds the lear
 ``win_share`` (see ``LearnerGames.step``)::
 
     from sb3_contrib import MaskablePPO
-    venv = FlightTycoonVecEnv(64, n_players=4, seed=0)
+    venv = FlightTycoonSB3VecEnv(64, n_players=4, seed=0)
     MaskablePPO("MlpPolicy", venv).learn(10_000)
 """
 
@@ -16,10 +16,10 @@ import numpy as np
 
 from envs.common.checks import check_seed
 from envs.common.sb3 import BatchedVecEnv
-from envs.flight_tycoon.vector import LearnerGames
+from envs.flight_tycoon.learner import LearnerGames
 
 
-class FlightTycoonVecEnv(BatchedVecEnv):
+class FlightTycoonSB3VecEnv(BatchedVecEnv):
     """``num_envs`` Flight Tycoon games for one learning seat each; arguments as ``LearnerGames``
     (``opponents``: callables ``(observations, masks, view) -> actions``, default uniform random play)."""
 

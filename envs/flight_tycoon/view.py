@@ -1,9 +1,9 @@
 """The look-ahead view of Flight Tycoon (``envs.common.core.View``): what a search agent may see.
 
-A :class:`SeatView` shows each game through its deciding seat: the seat's observation, the legal
+A :class:`FlightTycoonView` shows each game through its deciding seat: the seat's observation, the legal
 actions and determinizations (``knowledge.sample_hidden``: full states the seat cannot tell from the
 real one, with fresh random streams) — never the real hidden cards. ``envs.view_of_env(aec)`` makes
-one for the PettingZoo env; the batched learner view (``vector.py``) and the tournaments pass one to
+one for the PettingZoo env; the batched learner view (``learner.py``) and the tournaments pass one to
 every opponent.
 """
 
@@ -16,8 +16,8 @@ from envs.flight_tycoon.knowledge import sample_hidden
 from envs.flight_tycoon.state import State
 
 
-class SeatView:
-    """``SeatView(core, state, seats, games=None)``: the deciding ``seats`` (absolute; an int or one
+class FlightTycoonView:
+    """``FlightTycoonView(core, state, seats, games=None)``: the deciding ``seats`` (absolute; an int or one
     per listed game) of the games ``games`` (indices into ``state``, default all). Valid during one
     ``Agent.act`` call (the games move on after it)."""
 

@@ -14,10 +14,10 @@ from agents.registry import make_agent
 from envs.airport_scramble.core import AirportScrambleCore
 from envs.airport_scramble.position import LINE_CHOICE, make_position
 from envs.airport_scramble.rules import AirportScrambleRules
-from envs.airport_scramble.view import SearchView
+from envs.airport_scramble.view import AirportScrambleView
 from envs.common.core import View
-from train.play import game_seeds, play_solo
-from train.stats import against_value
+from train.evaluate.loop import game_seeds, play_solo
+from train.evaluate.stats import against_value
 
 STANDARD = AirportScrambleRules()
 
@@ -51,7 +51,7 @@ def play_checked(rules, agent, n_games: int, seed: int = 0, max_steps: int = 200
         if state.done.all():
             return state.score.astype(np.int64), checked
         masks = core.legal_mask(state)
-        view = SearchView(core, state) if agent.needs_view else None
+        view = AirportScrambleView(core, state) if agent.needs_view else None
         actions = agent.act(core.observe(state), masks, view)
         live = np.flatnonzero(~state.done)
         assert actions.dtype == np.int64 and actions.shape == (n_games,)
@@ -103,7 +103,7 @@ def test_heuristic_is_deterministic():
 
 def test_the_view_refuses_the_random_stream():
     core = AirportScrambleCore(STANDARD)
-    view = SearchView(core, core.init(game_seeds(0, 4)))
+    view = AirportScrambleView(core, core.init(game_seeds(0, 4)))
     for hidden in ("key", "counter"):
         with pytest.raises(AttributeError, match="hidden"):
             view.public(hidden)
@@ -114,24 +114,24 @@ def test_determinizations_get_fresh_streams():
     core = AirportScrambleCore(STANDARD)
     state = core.init(game_seeds(0, 3))
     seeds = np.random.default_rng(0).integers(0, 2**63, size=8, dtype=np.uint64)
-    branches = SearchView(core, state).determinize(seeds, 4, games=[2, 0])
+    branches = AirportScrambleView(core, state).determinize(seeds, 4, games=[2, 0])
     assert branches.batch_size == 8
     assert np.array_equal(branches.grid[:4], np.repeat(state.grid[2:3], 4, axis=0))
     assert not np.isin(branches.key, state.key).any()
     with pytest.raises(ValueError, match="one seed per row: 8 rows, got 3 seeds"):
-        SearchView(core, state).determinize([1, 2, 3], 4, games=[2, 0])
+        AirportScrambleView(core, state).determinize([1, 2, 3], 4, games=[2, 0])
 
 
 def test_the_view_satisfies_the_view_protocol():
     core = AirportScrambleCore(STANDARD)
     state = core.init(game_seeds(1, 5))
-    view = SearchView(core, state, core.to_act(state))
+    view = AirportScrambleView(core, state, core.to_act(state))
     assert isinstance(view, View) and view.rules is STANDARD and view.batch_size == 5
     assert view.seats.dtype == np.int64 and view.seats.tolist() == [0] * 5
     assert np.array_equal(view.observation(), core.observe(state))
     assert np.array_equal(view.legal_mask(), core.legal_mask(state))
     with pytest.raises(ValueError, match="one seat"):
-        SearchView(core, state, seats=1)
+        AirportScrambleView(core, state, seats=1)
 
 
 class CountingSearch(SearchAgent):
@@ -158,7 +158,7 @@ def test_search_choices_do_not_depend_on_the_future_draws():
     masks, obs = core.legal_mask(state), core.observe(state)
     assert np.array_equal(masks, core.legal_mask(other)) and np.array_equal(obs, core.observe(other))
     agents = [CountingSearch(rules=rules, seed=4, rollouts=4) for _ in range(2)]
-    choices = [agent.act(obs, masks, SearchView(core, s)) for agent, s in zip(agents, (state, other))]
+    choices = [agent.act(obs, masks, AirportScrambleView(core, s)) for agent, s in zip(agents, (state, other))]
     assert agents[0].branches > 0, "no game was searched"
     assert np.array_equal(choices[0], choices[1])
     # The real states were not touched by the look-ahead.
@@ -178,7 +178,7 @@ def decide(rules, position, agent=None) -> str:
     core = AirportScrambleCore(rules)
     state = core.load_positions([position])
     agent = agent or HeuristicAgent(rules=rules)
-    action = agent.act(core.observe(state), core.legal_mask(state), SearchView(core, state))[0]
+    action = agent.act(core.observe(state), core.legal_mask(state), AirportScrambleView(core, state))[0]
     return core.actions.describe(action)
 
 
@@ -287,7 +287,7 @@ def test_search_scores_at_least_as_well_as_the_heuristic():
     core = AirportScrambleCore(STANDARD)
     seeds = game_seeds(77, 600)
     heuristic = play_solo(core, HeuristicAgent(rules=STANDARD), seeds, progress=False)
-    search = play_solo(core, SearchAgent(rules=STANDARD, seed=3), seeds, progress=False, make_view=SearchView)
+    search = play_solo(core, SearchAgent(rules=STANDARD, seed=3), seeds, progress=False, make_view=AirportScrambleView)
     gap = against_value(search - heuristic, 0.0)
     assert gap.value > 0 and gap.low > -0.1, gap
 

@@ -20,10 +20,10 @@ from envs.flight_tycoon.core import FlightTycoonCore
 from envs.flight_tycoon.env import env as make_env
 from envs.flight_tycoon.position import Position
 from envs.flight_tycoon.rules import DISCARD, GIVE, REQUEST, SQUARE_MONTHS, TOWER, FlightTycoonRules
-from envs.flight_tycoon.view import SeatView
+from envs.flight_tycoon.view import FlightTycoonView
 from tests.flight_tycoon.helpers import card, cards, hidden_swap, random_states, revealed
-from train.play import game_seeds, play_games
-from train.stats import against_value, mean_ci
+from train.evaluate.loop import game_seeds, play_games
+from train.evaluate.stats import against_value, mean_ci
 
 # Rule variants the agents must handle: player counts, VP sharing, tables, giveable towers, rewards, deals.
 VARIANTS = [
@@ -62,7 +62,7 @@ def play_checked(rules: FlightTycoonRules, agents: list, n_games: int, seed: int
             if games.size == 0:
                 continue
             masks = core.legal_mask(state, games=games)
-            view = SeatView(core, state, seat[games], games) if agent.needs_view else None
+            view = FlightTycoonView(core, state, seat[games], games) if agent.needs_view else None
             chosen = agent.act(core.observe(state, seat[games], games=games), masks, view)
             assert chosen.dtype == np.int64 and chosen.shape == (games.size,)
             bad = np.flatnonzero(~masks[np.arange(games.size), chosen])
@@ -154,7 +154,7 @@ def same_choices_after_hidden_swaps(rules: FlightTycoonRules, make, n_states: in
         choices = []
         for state in (st, swapped):
             agent = make()
-            view = SeatView(core, state, np.full(games.size, seat), games)
+            view = FlightTycoonView(core, state, np.full(games.size, seat), games)
             choices.append(agent.act(view.observation(), view.legal_mask(), view if agent.needs_view else None))
         assert np.array_equal(*choices)
         tested += games.size
@@ -274,7 +274,7 @@ def test_the_search_agent_plays_for_the_win_with_the_last_token():  # FT-11, FT-
                         ["7A", "12C", "12D", "10D"], active=0, tokens=tokens, vp=[20, 29, 10, 10],
                         known=[cards("2A"), [], [], []])
     st = core.load_positions([position])
-    view = SeatView(core, st, np.array([0]))
+    view = FlightTycoonView(core, st, np.array([0]))
     heuristic = HeuristicAgent(rules=rules).act(view.observation(), view.legal_mask())[0]
     assert decode_action(int(heuristic)) == ("request", 1, 16)  # the sure 8 VP
     search = SearchAgent(seed=0, rules=rules, samples=16, candidates=8)
@@ -385,7 +385,7 @@ def test_the_agents_are_deterministic_given_their_seed():
     st = random_states(core, 60, seed=2)
     live = np.flatnonzero(~st.done)
     seats = core.to_act(st)[live]
-    view = SeatView(core, st, seats, live)
+    view = FlightTycoonView(core, st, seats, live)
     runs = [[HeuristicAgent(seed=s, rules=rules).act(view.observation(), view.legal_mask()),
              SearchAgent(seed=s, rules=rules, samples=2, candidates=3, horizon=8).act(view.observation(),
                                                                                    view.legal_mask(), view)]
@@ -394,7 +394,7 @@ def test_the_agents_are_deterministic_given_their_seed():
 
 
 def test_the_agents_serve_as_opponents_in_the_learner_view():
-    from envs.flight_tycoon.vector import LearnerGames
+    from envs.flight_tycoon.learner import LearnerGames
 
     rules = FlightTycoonRules()
     opponents = [HeuristicAgent(seed=1, rules=rules).act,

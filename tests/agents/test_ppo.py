@@ -15,7 +15,7 @@ from agents.ppo import (  # noqa: E402
 )
 from agents.registry import agent_names, make_agent  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
-from train.train import learner_env, save_model  # noqa: E402
+from train.learn.train import learner_env, save_model  # noqa: E402
 
 GAMES = envs.games()
 #: A rule change per game that keeps the layouts (the same observation and action meaning).

@@ -6,7 +6,7 @@ import pytest
 import envs
 from agents.registry import make_agent
 from agents.restricted import RestrictedAgent
-from train.play import game_seeds, play_games
+from train.evaluate.loop import game_seeds, play_games
 
 AS, FT = "airport-scramble", "flight-tycoon"
 

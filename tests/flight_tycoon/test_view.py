@@ -8,7 +8,7 @@ from envs.common.core import View
 from envs.flight_tycoon.core import FlightTycoonCore
 from envs.flight_tycoon.env import env
 from envs.flight_tycoon.rules import FlightTycoonRules
-from envs.flight_tycoon.view import SeatView
+from envs.flight_tycoon.view import FlightTycoonView
 
 from .helpers import random_states
 
@@ -18,7 +18,7 @@ def test_a_seat_view_offers_observations_masks_and_determinizations_only():
     st = random_states(core, 30, seed=15)
     games = np.flatnonzero(~st.done)[:10]
     seats = core.to_act(st)[games]
-    view = SeatView(core, st, seats, games)
+    view = FlightTycoonView(core, st, seats, games)
     assert np.array_equal(view.observation(), core.observe(st, seats, games=games))
     assert np.array_equal(view.legal_mask(), core.legal_mask(st)[games])
     worlds = view.determinize(np.arange(games.size * 4), samples=4)
@@ -33,7 +33,7 @@ def test_determinize_takes_a_subset_of_the_views_games():
     st = random_states(core, 20, seed=4)
     games = np.flatnonzero(~st.done)[:6]
     seats = core.to_act(st)[games]
-    view = SeatView(core, st, seats, games)
+    view = FlightTycoonView(core, st, seats, games)
     some = view.determinize(np.arange(6) + 50, samples=3, games=[4, 1])
     seeds = np.zeros(18, np.int64)
     seeds[12:15], seeds[3:6] = [50, 51, 52], [53, 54, 55]  # the same seeds for the same games
@@ -54,7 +54,7 @@ def test_determinize_takes_a_subset_of_the_views_games():
 )
 def test_bad_determinize_arguments_are_refused(call, message):
     core = FlightTycoonCore(FlightTycoonRules())
-    view = SeatView(core, core.init(np.arange(4)), 0)
+    view = FlightTycoonView(core, core.init(np.arange(4)), 0)
     with pytest.raises(ValueError, match=message):
         call(view)
 
@@ -66,6 +66,6 @@ def test_the_registry_builds_the_view_of_the_aec_env_for_the_seat_to_act():
         aec.step(int(np.flatnonzero(aec.observe(aec.agent_selection)["action_mask"])[0]))
     view = envs.view_of_env(aec)
     seat = int(aec.agent_selection.split("_")[1])
-    assert isinstance(view, SeatView) and view.seats.tolist() == [seat]
+    assert isinstance(view, FlightTycoonView) and view.seats.tolist() == [seat]
     assert np.array_equal(view.observation()[0], aec.observe(aec.agent_selection)["observation"])
     assert np.array_equal(view.legal_mask()[0], aec.observe(aec.agent_selection)["action_mask"].astype(bool))

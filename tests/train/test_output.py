@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from train import bench, cli
+from train import cli
+from train.evaluate import bench
 from train.output import MANIFEST, OutputFolder
 
 

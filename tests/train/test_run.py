@@ -8,8 +8,8 @@ import pytest
 import envs
 from envs import registry
 from train import cli, run
-from train.play import agent_seed, game_seeds, play_solo
-from train.stats import mean_ci
+from train.evaluate.loop import agent_seed, game_seeds, play_solo
+from train.evaluate.stats import mean_ci
 
 
 def test_run_prints_a_summary_and_writes_json(tmp_path, capsys):

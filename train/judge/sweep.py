@@ -14,7 +14,7 @@ import argparse
 import itertools
 
 import envs
-from train import compare
+from train.judge import compare
 
 
 def add_parser(sub) -> None:

@@ -8,9 +8,9 @@ import pytest
 
 from envs.airport_scramble.rules import AirportScrambleRules
 from train import cli
-from train import significance as sig
-from train.backends import LocalBackend
-from train.compare import Question, Table, assemble_variants, difference, play
+from train.judge import significance as sig
+from train.judge.backends import LocalBackend
+from train.judge.compare import Question, Table, assemble_variants, difference, play
 
 AS, FT = "airport-scramble", "flight-tycoon"
 QUICK = ["--no-progress", "--agent", "random"]
@@ -241,9 +241,9 @@ def test_the_metric_tables_in_the_docs_match_the_catalogues():
 
     import envs
     from envs.registry import load
-    from train.designer_report import catalogue_markdown
+    from train.judge.designer_report import catalogue_markdown
 
-    doc = (Path(__file__).parents[2] / "docs" / "metrics.md").read_text(encoding="utf-8")
+    doc = (Path(__file__).parents[3] / "docs" / "metrics.md").read_text(encoding="utf-8")
     for game in envs.games():
         spec = envs.spec(game)
         assert catalogue_markdown(load(spec.metrics), spec.title) in doc, game
@@ -269,7 +269,7 @@ def test_retrain_trains_a_model_per_variant_and_plays_it(tmp_path, capsys):
 
 
 def test_save_games_writes_replays_that_play_back(tmp_path, capsys):
-    from train import replay
+    from train.watch import replay
 
     out = tmp_path / "rp"
     status, _, err = run(["compare", AS, "--variant", "v:replace_cost=1", "--games", "30", "--chunk", "2",
@@ -286,7 +286,7 @@ def test_save_games_writes_replays_that_play_back(tmp_path, capsys):
 def test_run_closes_with_the_showcased_variant_unless_the_rules_are_it():
     import envs
     from train import run
-    from train.backends import catalogue
+    from train.judge.backends import catalogue
 
     spec = envs.spec(AS)
     question = run.closing_question(spec, spec.make_rules(grid_size=7), 3)

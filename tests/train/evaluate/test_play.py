@@ -5,7 +5,7 @@ import pytest
 
 import envs
 from agents.random import RandomAgent
-from train.play import game_seeds, play_games, play_solo
+from train.evaluate.loop import game_seeds, play_games, play_solo
 
 
 @pytest.mark.parametrize("game", envs.games())

@@ -8,10 +8,10 @@ import pytest
 from agents.registry import make_agent
 from envs.airport_scramble.rules import AirportScrambleRules
 from envs.flight_tycoon.rules import FlightTycoonRules
-from train.backends import (
+from train.judge.backends import (
     Cell, LocalBackend, RayBackend, agent_seeds, check_reachable, make_backend, merge, play_task, tasks_of,
 )
-from train.play import game_seeds, play_solo
+from train.evaluate.loop import game_seeds, play_solo
 
 AS = "airport-scramble"
 CELLS = [Cell("base", "random", AirportScrambleRules(), ("random",)),
@@ -49,7 +49,7 @@ def test_merge_puts_chunks_back_in_game_order():
 def test_multi_player_tables_rotate_their_lineup_by_game_index():
     rules = FlightTycoonRules(n_players=3)
     cell = Cell("base", "heuristic vs random", rules, ("heuristic", "random"), (0, 1, 1))
-    from train.backends import lineups_of
+    from train.judge.backends import lineups_of
 
     # rotation r puts the first agent in seat r; game i uses rotation i mod 3
     assert lineups_of(cell, 3, 2, 4).tolist() == [[1, 1, 0], [0, 1, 1], [1, 0, 1], [1, 1, 0]]

@@ -39,9 +39,9 @@ from rich.text import Text
 
 import envs
 from agents.registry import agent_names, make_agent
-from train.bench import add_rules_arguments, load_rules, seed_arg
+from train.evaluate.bench import add_rules_arguments, load_rules, seed_arg
 from train.output import check_file
-from train.replay import GameRecord, line_reader, make_console, play_back, write
+from train.watch.replay import GameRecord, line_reader, make_console, play_back, write
 
 #: Menus this long or shorter are shown with every decision; longer ones on ``moves``.
 SHORT_MENU = 24

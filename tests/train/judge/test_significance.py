@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from train.significance import (
+from train.judge.significance import (
     Difference, bootstrap_difference, holm, minimum_detectable_change, paired_difference, ratio_difference,
     ratio_estimate, verdict, welch_difference, wilson,
 )

@@ -12,7 +12,7 @@ from PIL import Image
 import envs
 from agents.registry import make_agent
 from train import cli
-from train.replay import GameRecord, ReplayError, play_back, read, write
+from train.watch.replay import GameRecord, ReplayError, play_back, read, write
 
 
 def agent_games(game, seeds, agent="random", **options):
@@ -204,8 +204,8 @@ def test_replay_lists_the_games_of_a_file(as_file, monkeypatch, capsys):
 
 @pytest.mark.parametrize("game", ["airport-scramble", "flight-tycoon"])
 def test_games_recorded_from_the_play_loop_replay_to_the_scores_it_played(game):
-    from train.play import game_seeds, play_games
-    from train.replay import Recorder
+    from train.evaluate.loop import game_seeds, play_games
+    from train.watch.replay import Recorder
 
     spec = envs.spec(game)
     rules = spec.make_rules()

@@ -1,5 +1,5 @@
 """The designer's report of ``aerodeck compare / sweep / tune``: ``report.md``, PNG plots,
-``results.json``, ``games.csv`` and ``variants.toml``, from an analysis (``train.compare.analyse``).
+``results.json``, ``games.csv`` and ``variants.toml``, from an analysis (``train.judge.compare.analyse``).
 
 Everything written is a function of the analysis, which is a function of the seed: the same seed gives
 the same files, numbers exactly (no timings, no dates).

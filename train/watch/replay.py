@@ -78,7 +78,7 @@ class Replay:
 
 
 class Recorder:
-    """Records games ``0 … k−1`` of a run as ``train.play.play_games`` plays them (runs are played in
+    """Records games ``0 … k−1`` of a run as ``train.evaluate.loop.play_games`` plays them (runs are played in
     chunks): pass ``recorder.observer(first, seeds, agents)`` among the ``observers`` of a call whose
     game 0 is game ``first`` of the run, with that call's ``seeds`` and each of its games' agent names
     by seat. :meth:`records` gives the replay records."""

@@ -11,7 +11,7 @@ pytest.importorskip("sb3_contrib")
 import envs  # noqa: E402
 from envs.common.batch import sample_legal  # noqa: E402
 from train import cli  # noqa: E402
-from train.train import default_config, load_config  # noqa: E402
+from train.learn.train import default_config, load_config  # noqa: E402
 
 GAMES = envs.games()
 
@@ -186,7 +186,7 @@ def test_a_config_changes_only_what_it_names(tmp_path):
 
 
 def league(seed, **changes):
-    from train.league import League
+    from train.learn.league import League
 
     game = envs.spec("flight-tycoon")
     config = {**default_config("flight-tycoon")["league"], **changes}
@@ -204,8 +204,8 @@ def tiny_policy():
 def teacher_data(game_id, teacher, opponent=None, games=6):
     from agents.ppo import Inputs
     from agents.registry import make_agent
-    from train.play import game_seeds
-    from train.train import teacher_decisions
+    from train.evaluate.loop import game_seeds
+    from train.learn.train import teacher_decisions
 
     game = envs.spec(game_id)
     rules = game.make_rules()
@@ -241,7 +241,7 @@ def test_a_search_teacher_plays_legal_moves_through_its_view(game_id, teacher):
 @pytest.mark.parametrize("game_id, teacher", [("airport-scramble", "search:rollouts=2,candidates=2,horizon=8"),
                                               ("flight-tycoon", "search:samples=2,candidates=2,horizon=4")])
 def test_the_teachers_games_are_the_same_in_one_process_or_two(game_id, teacher):
-    from train.train import default_config, play_teacher
+    from train.learn.train import default_config, play_teacher
 
     game = envs.spec(game_id)
     warm = {**default_config(game_id)["warm_start"], "teacher": teacher, "games": 6, "play_batch": 2}
@@ -258,7 +258,7 @@ def test_the_teachers_games_are_the_same_in_one_process_or_two(game_id, teacher)
 
 
 def test_a_teacher_that_cannot_be_made_stops_the_play_in_the_workers_too():
-    from train.train import default_config, play_teacher
+    from train.learn.train import default_config, play_teacher
 
     warm = {**default_config("airport-scramble")["warm_start"], "teacher": "grandmaster", "games": 8, "play_batch": 2}
     with pytest.raises(ValueError, match="grandmaster"):
@@ -270,7 +270,7 @@ def test_behaviour_cloning_reports_held_out_accuracy_from_before_the_first_pass(
     from sb3_contrib import MaskablePPO
 
     from agents.ppo import Inputs
-    from train.train import learner_env, warm_start
+    from train.learn.train import learner_env, warm_start
 
     game = envs.spec("airport-scramble")
     core, data = teacher_data(game.id, "heuristic", games=40)
@@ -290,7 +290,7 @@ def test_the_prior_scale_is_learnt_only_when_the_config_says_so(learn):
     from sb3_contrib import MaskablePPO
 
     from agents.ppo import Inputs, PriorPolicy
-    from train.train import learner_env, warm_start
+    from train.learn.train import learner_env, warm_start
 
     game = envs.spec("airport-scramble")
     rules = game.make_rules()
@@ -307,7 +307,7 @@ def test_the_prior_scale_is_learnt_only_when_the_config_says_so(learn):
 
 def test_saved_decisions_are_reread_for_a_student_that_reads_other_inputs():
     from agents.ppo import Inputs
-    from train.train import reread_inputs
+    from train.learn.train import reread_inputs
 
     game = envs.spec("airport-scramble")
     rules = game.make_rules()
@@ -445,5 +445,5 @@ def test_the_vecenvs_episode_records_match_the_games_played(game_id):
 def test_the_readmes_quick_config_loads_for_every_game(game_id):
     from pathlib import Path
 
-    config = load_config(game_id, Path(__file__).parents[2] / "examples" / "train-quick.toml")
+    config = load_config(game_id, Path(__file__).parents[3] / "examples" / "train-quick.toml")
     assert config["warm_start"]["teacher"] == "heuristic" and config["warm_start"]["opponent"] == ""

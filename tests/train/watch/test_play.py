@@ -17,8 +17,8 @@ from envs.common.bits import unpack_bits
 from envs.flight_tycoon import text as ft_text
 from envs.flight_tycoon.rules import N_CARDS, TOWER, card_name
 from train import cli
-from train.human import Session, split_specs
-from train.replay import read
+from train.watch.play import Session, split_specs
+from train.watch.replay import read
 
 
 def play(argv, lines, monkeypatch, capsys):

@@ -5,11 +5,11 @@
 every game waits for the learner again or is over; finished games restart at once (same-step
 autoreset, the finished game's last observation in ``infos[i]["terminal_observation"]``).
 Observations are the learner's (seats relative to it), so one policy fits every seat.
-``envs.flight_tycoon.sb3.FlightTycoonVecEnv`` wraps this as a Stable-Baselines3 ``VecEnv``.
+``envs.flight_tycoon.sb3.FlightTycoonSB3VecEnv`` wraps this as a Stable-Baselines3 ``VecEnv``.
 
 An opponent is a plain callable ``(observations float32 (k, O), masks bool (k, A), view) -> int64
 (k,)`` deciding for k games at once (an agent's bound ``act`` method qualifies); ``view`` is the
-:class:`~envs.flight_tycoon.view.SeatView` of those games for look-ahead opponents. The default
+:class:`~envs.flight_tycoon.view.FlightTycoonView` of those games for look-ahead opponents. The default
 opponent plays uniformly at random among the legal actions (:func:`random_opponent`).
 
 A pool of opponents (a self-play league, ``train.league``) passes ``opponents`` as a list of callables
@@ -28,12 +28,12 @@ from envs.common.checks import check_seed
 from envs.flight_tycoon.core import FlightTycoonCore
 from envs.flight_tycoon.rules import FlightTycoonRules
 from envs.flight_tycoon.state import State
-from envs.flight_tycoon.view import SeatView
+from envs.flight_tycoon.view import FlightTycoonView
 
 LEARNER_SEATS = ("rotate", "random")
 
 #: ``(observations float32 (k, O), masks bool (k, A), view) -> int64 (k,)``: legal actions for k games.
-Opponent = Callable[[np.ndarray, np.ndarray, SeatView], np.ndarray]
+Opponent = Callable[[np.ndarray, np.ndarray, FlightTycoonView], np.ndarray]
 
 
 def random_opponent(seed: int | None = 0) -> Opponent:
@@ -173,7 +173,7 @@ class LearnerGames:
             for k in np.unique(owner[waiting]):  # each distinct opponent once, on all its games
                 games = np.flatnonzero(waiting & (owner == k))
                 obs = core.observe(st, to_act[games], games=games)
-                view = SeatView(core, st, to_act[games], games)  # for look-ahead opponents: no hidden cards
+                view = FlightTycoonView(core, st, to_act[games], games)  # for look-ahead opponents: no hidden cards
                 actions[games] = self._callables[k](obs, core.legal_mask(st, games=games), view)
             played = np.flatnonzero(waiting)
             reward = core.step(st, actions, games=played)

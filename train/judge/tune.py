@@ -20,8 +20,8 @@ import math
 import re
 
 import envs
-from train import compare
-from train.backends import catalogue
+from train.judge import compare
+from train.judge.backends import catalogue
 
 #: How far outside a ``--keep`` bound counts, against distance to the target.
 PENALTY = 1000.0

@@ -2,7 +2,7 @@
 
 The games of each cell — one rules variant played by one table of agents — are split into chunks by
 game index (``chunk`` games each). A chunk is a self-contained task: game i's seed depends only on
-(run seed, i) (:func:`train.play.game_seeds`) and the agents of a chunk are seeded from (run seed,
+(run seed, i) (:func:`train.evaluate.loop.game_seeds`) and the agents of a chunk are seeded from (run seed,
 chunk index, agent index), never from the worker or the order in which tasks run. The tasks are the
 same whatever the backend, their results are put back in task order, so ``--backend ray`` gives the
 same numbers as ``--backend local``, exactly.
@@ -21,7 +21,7 @@ import envs
 from envs.common.checks import check_seed
 from envs.common.metrics import Catalogue
 from envs.registry import load
-from train.tournament import lineup_rotation
+from train.evaluate.tournament import lineup_rotation
 
 #: Games per task (and per batch stepped at once) unless told otherwise.
 CHUNK = 4096
@@ -86,11 +86,11 @@ def tasks_of(game: str, cells: Sequence[Cell], n_games: int, seed: int, chunk: i
 def play_task(task: Task) -> dict:
     """Play one task; its metrics' ``(numerator, denominator)`` arrays ``float64 (count, width)`` under
     ``"metrics"``, under ``"restricted"`` per restricted agent ``[decisions, fallbacks]``, under
-    ``"replays"`` the replay records (``train.replay.GameRecord``) of its games below ``task.save``."""
+    ``"replays"`` the replay records (``train.watch.replay.GameRecord``) of its games below ``task.save``."""
     from agents.registry import make_agent
     from agents.restricted import RestrictedAgent
-    from train.play import game_seeds, play_games
-    from train.replay import Recorder
+    from train.evaluate.loop import game_seeds, play_games
+    from train.watch.replay import Recorder
 
     spec = envs.spec(task.game)
     cell = task.cell

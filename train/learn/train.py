@@ -3,10 +3,10 @@
 One straight script in the manner of CleanRL's, read top to bottom by :func:`main`:
 
 1. the run — the rules (``--rule/--rules/--table/--players``, as ``bench``), the config (the game's
-   defaults in ``train/configs/<game>.toml``, then ``--config FILE.toml``), the budget (``--steps`` or
+   defaults in ``train/learn/configs/<game>.toml``, then ``--config FILE.toml``), the budget (``--steps`` or
    ``--minutes``) and the output folder (``--out``, default ``runs/<game>-<time>``);
 2. the environments — the game's SB3 ``VecEnv`` over its batched core; in a multi-player game the
-   learner plays one seat (rotated) against the opponent pool of :mod:`train.league`;
+   learner plays one seat (rotated) against the opponent pool of :mod:`train.learn.league`;
 3. the model — a new MaskablePPO, optionally warm-started by behaviour cloning of a teacher agent
    (:func:`warm_start`), or the run's last checkpoint (``--resume``);
 4. the callbacks — progress bar, evaluation against the heuristic on fixed seeds (the ``aerodeck bench``
@@ -50,9 +50,9 @@ from pathlib import Path
 import numpy as np
 
 import envs
-from train.bench import add_rules_arguments, load_rules, seed_arg
+from train.evaluate.bench import add_rules_arguments, load_rules, seed_arg
 
-#: The default config of each game: ``train/configs/<game>.toml``.
+#: The default config of each game: ``train/learn/configs/<game>.toml``.
 CONFIGS = Path(__file__).parent / "configs"
 #: Activation functions a config may name (``[policy] activation``).
 ACTIVATIONS = ("tanh", "relu")
@@ -77,7 +77,7 @@ def add_parser(sub) -> None:
     p.add_argument("--seed", type=seed_arg, help="seed of the games, the network and the opponents (default 0; "
                    "--resume keeps the run's)")
     p.add_argument("--config", type=Path, metavar="FILE.toml", help="hyperparameters over the game's defaults "
-                   "(train/configs/<game>.toml lists and documents every one)")
+                   "(train/learn/configs/<game>.toml lists and documents every one)")
     add_rules_arguments(p)
     p.add_argument("--players", type=int, help="multi-player games: number of players")
     p.add_argument("--out", type=Path, help="output folder (default runs/<game>-<date>-<time>)")
@@ -92,7 +92,7 @@ def add_parser(sub) -> None:
 
 
 def default_config(game: str) -> dict:
-    """The documented defaults of ``game`` (``train/configs/<game>.toml``) as nested dicts."""
+    """The documented defaults of ``game`` (``train/learn/configs/<game>.toml``) as nested dicts."""
     return tomllib.loads((CONFIGS / f"{game}.toml").read_text(encoding="utf-8"))
 
 
@@ -166,7 +166,7 @@ def check_config(config: dict) -> dict:
         if warm[key] < 0:
             raise ValueError(f"[warm_start] {key} must be at least 0, got {warm[key]}")
     if "league" in config:
-        from train.league import check_league_config
+        from train.learn.league import check_league_config
 
         check_league_config(config["league"])
     return config
@@ -298,13 +298,13 @@ def teacher_chunk(game_id: str, rules, warm: dict, inputs: dict, seed: int, gamm
                   count: int) -> dict:
     """The teacher's decisions (:func:`teacher_decisions`) in games ``start … start+count−1`` of the
     warm start (``warm``: the config's ``[warm_start]``; ``inputs``: ``Inputs.to_dict()``). A
-    self-contained task, as :mod:`train.backends` plays them: the teacher and the opponent are seeded
+    self-contained task, as :mod:`train.judge.backends` plays them: the teacher and the opponent are seeded
     from (``seed``, chunk ``start // play_batch``), so the decisions do not depend on which process
     plays which chunk."""
     from agents.ppo import Inputs
     from agents.registry import make_agent
-    from train.backends import agent_seeds
-    from train.play import game_seeds
+    from train.judge.backends import agent_seeds
+    from train.evaluate.loop import game_seeds
 
     game = envs.spec(game_id)
     teacher_seed, opponent_seed = agent_seeds(seed, start // warm["play_batch"], 2)
@@ -452,7 +452,7 @@ def evaluate(game, rules, agent, games: int, seed: int) -> dict:
     the agent and n−1 heuristic players; ``value`` is the agent's win rate (fair share 1/n) with its
     interval."""
     from agents.registry import make_agent
-    from train.bench import bench_solo, bench_tournament
+    from train.evaluate.bench import bench_solo, bench_tournament
 
     heuristic = make_agent(game.id, "heuristic", rules, seed=seed + 1)
     if game.solo:
@@ -712,7 +712,7 @@ def main(args: argparse.Namespace) -> int:
         league = None
         env_options = {}
         if "league" in config and not game.solo:
-            from train.league import League
+            from train.learn.league import League
             league = League(game, rules, config["league"], seed, inputs)
             env_options["opponents"] = league.opponents
             env_options["assign"] = league.assign

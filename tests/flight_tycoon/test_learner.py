@@ -10,7 +10,7 @@ from agents.base import Agent
 from agents.random import RandomAgent
 from envs.common.batch import sample_legal
 from envs.flight_tycoon.rules import FlightTycoonRules
-from envs.flight_tycoon.vector import LearnerGames, game_outcome
+from envs.flight_tycoon.learner import LearnerGames, game_outcome
 
 
 class Recorder(RandomAgent):
@@ -108,9 +108,9 @@ def test_stable_baselines3_vecenv_with_action_masks():
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.utils import get_action_masks
 
-    from envs.flight_tycoon.sb3 import FlightTycoonVecEnv
+    from envs.flight_tycoon.sb3 import FlightTycoonSB3VecEnv
 
-    venv = FlightTycoonVecEnv(8, n_players=3, seed=2)
+    venv = FlightTycoonSB3VecEnv(8, n_players=3, seed=2)
     obs = venv.reset()
     assert obs.shape == (8, 353) and get_action_masks(venv).shape == (8, 96)
     model = MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=32, n_epochs=1, seed=0)
@@ -163,7 +163,7 @@ def test_bound_methods_of_one_agent_decide_together():
 
 
 def test_envs_never_import_agents_or_train():
-    code = ("import sys, envs.flight_tycoon.vector, envs.flight_tycoon.sb3, envs.flight_tycoon.env, envs.flight_tycoon_v0; "
+    code = ("import sys, envs.flight_tycoon.learner, envs.flight_tycoon.sb3, envs.flight_tycoon.env, envs.flight_tycoon_v0; "
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'agents', 'train'}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
@@ -171,9 +171,9 @@ def test_envs_never_import_agents_or_train():
 
 def test_the_sb3_vecenv_reports_monitor_episodes_with_rank_and_win_share():
     pytest.importorskip("stable_baselines3")
-    from envs.flight_tycoon.sb3 import FlightTycoonVecEnv
+    from envs.flight_tycoon.sb3 import FlightTycoonSB3VecEnv
 
-    venv = FlightTycoonVecEnv(16, n_players=3, seed=7)
+    venv = FlightTycoonSB3VecEnv(16, n_players=3, seed=7)
     venv.reset()
     rng = np.random.default_rng(0)
     ended = []

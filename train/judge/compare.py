@@ -31,9 +31,9 @@ import numpy as np
 import envs
 from agents.registry import parse_spec
 from agents.restricted import NAME as RESTRICTED
-from train import significance as sig
-from train.backends import BACKENDS, CHUNK, Cell, catalogue, make_backend, merge, tasks_of
-from train.bench import games_arg, seed_arg
+from train.judge import significance as sig
+from train.judge.backends import BACKENDS, CHUNK, Cell, catalogue, make_backend, merge, tasks_of
+from train.evaluate.bench import games_arg, seed_arg
 
 #: The name of the base variant when none is named.
 BASE = "base"
@@ -242,7 +242,7 @@ def pairing(question: Question) -> dict[str, str | None]:
 
 def play(question: Question, backend, chunk: int = CHUNK, progress: bool = True, save: int = 0) -> dict:
     """Play every cell of ``question`` on ``backend`` (recording each cell's first ``save`` games);
-    per ``(variant, table)`` the merged results (``train.backends.merge``)."""
+    per ``(variant, table)`` the merged results (``train.judge.backends.merge``)."""
     from tqdm.auto import tqdm
 
     tasks = tasks_of(question.game, question.cells(), question.games, question.seed, chunk, save)
@@ -365,7 +365,7 @@ def skill_gap(question: Question, cells: dict, cat, solo: bool) -> dict:
 
 def per_game_rows(question: Question, cells: dict):
     """``games.csv`` rows: variant, table, game, seed and each plain metric's value (empty where undefined)."""
-    from train.play import game_seeds
+    from train.evaluate.loop import game_seeds
 
     cat = catalogue(question.game)
     plain = [m for m in cat.metrics if m.width == 1]
@@ -478,7 +478,7 @@ def run_question(question: Question, backend, out, args, extra=None) -> dict:
             question = retrain(question, args.retrain, args.retrain_config, folder / "models", not args.no_progress)
         analysis = report_into(folder, question, backend, args.chunk, not args.no_progress, extra, args.save_games or 0)
     seconds = time.perf_counter() - start
-    from train import designer_report
+    from train.judge import designer_report
 
     designer_report.print_verdicts(analysis)
     cells_count = len(question.variants) * len(question.tables)
@@ -492,7 +492,8 @@ def report_into(folder: Path, question: Question, backend, chunk: int = CHUNK, p
     e.g. ``OutputFolder.writing``), with the first ``save`` games of each cell as replay files
     (``replays/<variant>--<table>.jsonl``, read by ``aerodeck replay``); returns the analysis (``extra``
     added to it)."""
-    from train import designer_report, replay
+    from train.judge import designer_report
+    from train.watch import replay
 
     cells = play(question, backend, chunk, progress, save)
     for (variant, table), result in cells.items():

@@ -6,7 +6,8 @@ import re
 import numpy as np
 import pytest
 
-from train import bench, cli, report
+from train import cli
+from train.evaluate import bench, report
 
 
 def run(argv):
@@ -170,7 +171,7 @@ def test_a_seed_outside_0_to_2_64_is_refused_by_every_tool(tmp_path, capsys, gam
 
 
 def test_the_largest_seeds_work_and_give_game_seeds_in_range(tmp_path):
-    from train.play import agent_seed, game_seeds
+    from train.evaluate.loop import agent_seed, game_seeds
 
     for seed in (2**64 - 1, 9223372036854775800):
         assert run(["airport-scramble", "--games", "5", "--seed", str(seed), "--out", str(tmp_path / str(seed))]) == 0
@@ -252,7 +253,7 @@ def test_an_illegal_action_names_the_agent_and_why(tmp_path):
     import envs
     from agents.random import RandomAgent
     from envs.common.checks import IllegalActionError
-    from train.play import play_games
+    from train.evaluate.loop import play_games
 
     class Stubborn(RandomAgent):
         name = "stubborn"

@@ -1,0 +1,1 @@
+"""Evaluating policies: the batched play loop, ``aerodeck bench``, seat-rotated tournaments, statistics, report files."""

@@ -1,0 +1,1 @@
+"""Watching games: ``aerodeck play`` (a person plays in the terminal) and ``aerodeck replay`` (recorded games, GIFs)."""
