@@ -4,11 +4,14 @@ the typed knobs an agent declares for ``NAME:key=value`` specs."""
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import math
 import numbers
 from typing import ClassVar
 
 import numpy as np
+
+from agents import streams
 
 _TRUE = ("on", "true", "yes", "1")
 _FALSE = ("off", "false", "no", "0")
@@ -96,10 +99,18 @@ class Agent:
 
     An agent acts on a whole batch at once: ``act(observations, masks)`` takes observations of shape
     ``(B, ...)`` and legal masks ``bool (B, A)`` and returns actions ``int64 (B,)``, each legal in its
-    row. It owns its randomness (``numpy.random.Generator`` seeded at construction or by ``reset``).
-    Agents that look ahead receive, through ``act(..., view=...)``, a game view that cannot reveal
+    row. Agents that look ahead receive, through ``act(..., view=...)``, a game view that cannot reveal
     hidden information; the others ignore it. ``rules`` is the game's rules object (agents that
     reason about the game read the edition, costs, ... from it).
+
+    Randomness: a play loop passes ``keys`` (``uint64 (B,)``, one decision key per row, see
+    :mod:`agents.streams`), and every random choice of row b is drawn from ``keys[b]`` through
+    :meth:`uniform`, :meth:`draws` and :meth:`gumbel` — so a game's choices depend on the game, the
+    agent's seed and the decision, never on the batch. Without keys (one game inside a Gymnasium or
+    PettingZoo env, ``aerodeck play``) they come from the agent's ``numpy.random.Generator`` ``rng``.
+    Both are seeded at construction or by ``reset``; ``key`` is the agent's part of every decision key.
+    An agent whose ``act`` takes no ``keys`` (a deterministic one) is called without them
+    (:func:`act`).
 
     ``knobs`` declares the constructor's tunable keywords (besides ``seed`` and ``rules``) with their
     types and ranges: ``agents.registry.make_agent`` checks ``NAME:key=value`` specs against it.
@@ -110,19 +121,59 @@ class Agent:
     needs_view = False
     #: The tunable constructor keywords: name -> :class:`Knob`.
     knobs: ClassVar[dict[str, Knob]] = {}
+    #: True when ``act`` takes the decision ``keys`` (set from its signature).
+    takes_keys: ClassVar[bool] = True
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.takes_keys = "keys" in inspect.signature(cls.act).parameters
 
     def __init__(self, seed: int | None = 0, rules=None) -> None:
         self.rules = rules
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
-        """Re-seed the agent's randomness."""
+        """Re-seed the agent's randomness: its generator ``rng`` and its key ``key`` (int in ``[0, 2**64)``)."""
         self.rng = np.random.default_rng(seed)
+        self.key = streams.agent_key(seed)
 
-    def act(self, observations: np.ndarray, masks: np.ndarray, view=None) -> np.ndarray:
-        """Actions ``int64 (B,)`` for observations ``(B, ...)`` and masks ``bool (B, A)``."""
+    def act(self, observations: np.ndarray, masks: np.ndarray, view=None, keys: np.ndarray | None = None) -> np.ndarray:
+        """Actions ``int64 (B,)`` for observations ``(B, ...)``, masks ``bool (B, A)`` and the decision
+        keys ``uint64 (B,)`` (``None``: draw from ``rng``)."""
         raise NotImplementedError
 
     def act_one(self, observation: np.ndarray, mask: np.ndarray, view=None) -> int:
-        """One action for a single (unbatched) observation and mask, e.g. inside a Gymnasium env."""
+        """One action for a single (unbatched) observation and mask, e.g. inside a Gymnasium env (random
+        choices from the agent's generator)."""
         return int(self.act(np.asarray(observation)[None], np.asarray(mask, dtype=bool)[None], view)[0])
+
+    def uniform(self, keys: np.ndarray | None, shape: tuple[int, int], part: int = 0, dtype=np.float64) -> np.ndarray:
+        """Uniforms of ``shape`` ``(B, k)`` and ``dtype`` (float64 or float32, see
+        :func:`agents.streams.uniforms`): row b from part ``part`` of ``keys[b]``'s stream, or from ``rng``
+        (in ``[0, 1)``) when ``keys`` is ``None``."""
+        if keys is None:
+            return self.rng.random(shape, dtype=dtype)
+        return streams.uniforms(keys, shape[1], part, dtype)
+
+    def draws(self, keys: np.ndarray | None, shape: tuple[int, int], part: int = 0) -> np.ndarray:
+        """``uint64`` values of ``shape`` ``(B, k)`` (seeds, keys of inner decisions): row b from part
+        ``part`` of ``keys[b]``'s stream, or from ``rng`` (below 2**63) when ``keys`` is ``None``."""
+        if keys is None:
+            return self.rng.integers(0, 2**63, size=shape, dtype=np.uint64)
+        return streams.draws(keys, shape[1], part)
+
+    def gumbel(self, keys: np.ndarray | None, shape: tuple[int, int], part: int = 0) -> np.ndarray:
+        """Standard Gumbel noise ``float64`` of ``shape`` ``(B, k)`` (Gumbel-max sampling), drawn as
+        :meth:`uniform` is."""
+        if keys is None:
+            return self.rng.gumbel(size=shape)
+        return -np.log(-np.log(streams.uniforms(keys, shape[1], part)))
+
+
+def act(agent: Agent, observations: np.ndarray, masks: np.ndarray, view=None,
+        keys: np.ndarray | None = None) -> np.ndarray:
+    """``agent.act(observations, masks, view, keys=keys)``, without ``keys`` for an agent whose ``act``
+    takes none (a deterministic agent, or one written before decision keys). Actions ``int64 (B,)``."""
+    if keys is None or not getattr(agent, "takes_keys", False):
+        return agent.act(observations, masks, view)
+    return agent.act(observations, masks, view, keys=keys)

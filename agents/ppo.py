@@ -50,19 +50,16 @@ RANK_STEP = 1 / 16
 
 def game_of(rules):
     """The registry entry (``envs.registry.GameSpec``) whose rules class ``rules`` is an instance of."""
-    from envs.registry import GAMES
+    from envs.registry import game_of_rules
 
-    for game in GAMES.values():
-        if isinstance(rules, game.rules_class()):
-            return game
-    raise ValueError(f"{type(rules).__name__} is not the rules class of a registered game")
+    return game_of_rules(rules)
 
 
 def shipped_path(game, rules) -> Path:
     """The shipped model of ``game`` (a ``GameSpec``) for ``rules``: ``agents/models/<game>[-<n>p].zip``."""
     if game.players_option is None:
         return MODELS / f"{game.id}.zip"
-    return MODELS / f"{game.id}-{getattr(rules, game.players_option)}p.zip"
+    return MODELS / f"{game.id}-{game.players(rules)}p.zip"
 
 
 def shipped_models() -> list[str]:
@@ -322,14 +319,15 @@ class PPOAgent(Agent):
         agent.model, agent.policy, agent.inputs, agent.deterministic = None, policy, inputs, bool(deterministic)
         return agent
 
-    def act(self, observations: np.ndarray, masks: np.ndarray, view=None) -> np.ndarray:
+    def act(self, observations: np.ndarray, masks: np.ndarray, view=None, keys: np.ndarray | None = None) -> np.ndarray:
         """Actions ``int64 (B,)`` for observations ``float32 (B, O)`` and masks ``bool (B, A)``: the most
-        likely legal action, or one sampled from the policy (Gumbel-max with the agent's generator).
+        likely legal action, or one sampled from the policy (Gumbel-max, the noise drawn from the
+        decision ``keys`` ``uint64 (B,)``, or from the agent's generator without them).
         A row without a legal action (a finished game) gets action 0."""
         masks = np.asarray(masks, bool)
         logits = masked_logits(self.policy, self.inputs(observations, masks), masks)
         if not self.deterministic:
-            logits = logits + self.rng.gumbel(size=logits.shape).astype(np.float32)
+            logits = logits + self.gumbel(keys, logits.shape).astype(np.float32)
         return np.where(masks.any(axis=1), logits.argmax(axis=1), 0).astype(np.int64)
 
 
@@ -348,7 +346,7 @@ def load_model(path, rules=None) -> TrainedModel:
     stable-baselines3 model (truncated, another format) or a sidecar that cannot be read, and
     ``ValueError`` naming both layouts when the model's layout differs from that of ``rules``; warns
     (``UserWarning``) naming the differing options when the layout matches but the rules do not."""
-    from envs.registry import GAMES
+    import envs
 
     path = Path(path)
     if not path.is_file():
@@ -357,7 +355,7 @@ def load_model(path, rules=None) -> TrainedModel:
         raise ValueError(f"{path} is not a stable-baselines3 model: not a zip archive (truncated, or another kind of file)")
     sidecar = read_sidecar(path)
     if rules is None:
-        game = GAMES.get(sidecar.get("game"))
+        game = envs.spec(sidecar["game"]) if sidecar.get("game") in envs.games() else None
         if game is None:
             raise ValueError(f"{path} has no sidecar naming a known game: give the rules to play under")
         rules = game.rules_class().from_options(sidecar.get("rules", {}))

@@ -13,7 +13,8 @@ class RandomAgent(Agent):
 
     name = "random"
 
-    def act(self, observations: np.ndarray, masks: np.ndarray, view=None) -> np.ndarray:
-        """Actions ``int64 (B,)``: uniform over each row of ``masks`` (``bool (B, A)``)."""
+    def act(self, observations: np.ndarray, masks: np.ndarray, view=None, keys: np.ndarray | None = None) -> np.ndarray:
+        """Actions ``int64 (B,)``: uniform over each row of ``masks`` (``bool (B, A)``), drawn from the
+        decision ``keys`` (``uint64 (B,)``) or, without them, from the agent's generator."""
         masks = np.asarray(masks, dtype=bool)
-        return sample_legal(masks, self.rng.random(masks.shape[0]))
+        return sample_legal(masks, self.uniform(keys, (masks.shape[0], 1))[:, 0])

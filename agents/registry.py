@@ -14,20 +14,18 @@ from agents.base import Agent
 from agents.random import RandomAgent
 from envs.registry import load
 
-#: The agent every game offers.
-RANDOM = "random"
-#: The trained agent every game offers (a MaskablePPO model; needs the ``train`` extra).
-PPO = "ppo"
+#: The agent every game offers (``RANDOM``), and the trained agent every game offers (``PPO``: a
+#: MaskablePPO model; needs the ``train`` extra).
+from envs.registry import PPO, RANDOM  # noqa: E402
 
 
 def agent_names(game: str) -> list[str]:
     """The agent names available for ``game`` (``ValueError`` for an unknown game)."""
-    return [RANDOM, *envs.spec(game).agents, PPO]
+    return envs.spec(game).agent_names()
 
 
 def agent_class(game: str, name: str) -> type[Agent]:
     """The class of agent ``name`` for ``game``; ``ValueError`` naming the available agents otherwise."""
-    offered = envs.spec(game).agents
     if name == RANDOM:
         return RandomAgent
     if name == PPO:
@@ -35,9 +33,7 @@ def agent_class(game: str, name: str) -> type[Agent]:
             return load("agents.ppo:PPOAgent")
         except ImportError as err:  # torch and sb3-contrib come with the train extra
             raise ValueError(f"agent 'ppo' needs the train extra: pip install -e '.[train]' ({err})") from None
-    if name not in offered:
-        raise ValueError(f"unknown agent {name!r} for {game}; available: {', '.join(agent_names(game))}")
-    return load(offered[name])
+    return envs.spec(game).load_agent(name)
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
@@ -67,8 +63,13 @@ def knob_values(game: str, name: str, params: dict) -> dict:
 
 def make_agent(game: str, spec: str, rules=None, seed: int | None = 0) -> Agent:
     """Build the agent named by ``spec`` for ``game`` with its own seed; clear errors for bad specs.
-    ``restricted:base=AGENT,forbid=KIND[+KIND...],<base knobs>`` wraps any agent (``agents.restricted``)."""
+    ``restricted:base=AGENT,forbid=KIND[+KIND...],<base knobs>`` wraps any agent (``agents.restricted``),
+    the base agent built here with the same seed."""
     name, params = parse_spec(spec)
     if name == restricted.NAME:
-        return restricted.make(game, params, rules, seed)
+        base, forbid, own = restricted.split_spec(params)
+        kinds = tuple(envs.spec(game).make_core(rules).actions.kinds)
+        inner_spec = base + (":" + ",".join(f"{k}={v}" for k, v in own.items()) if own else "")
+        inner = make_agent(game, inner_spec, rules, seed)
+        return restricted.RestrictedAgent(inner, restricted.parse_forbid(forbid, kinds), kinds, seed, rules)
     return agent_class(game, name)(seed=seed, rules=rules, **knob_values(game, name, params))

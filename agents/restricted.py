@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import Agent, act
 
 #: The agent-spec name of restricted play.
 NAME = "restricted"
@@ -56,9 +56,10 @@ class RestrictedAgent(Agent):
         self.decisions = 0
         self.fallbacks = 0
 
-    def act(self, observations: np.ndarray, masks: np.ndarray, view=None) -> np.ndarray:
+    def act(self, observations: np.ndarray, masks: np.ndarray, view=None, keys: np.ndarray | None = None) -> np.ndarray:
         """Actions ``int64 (B,)``: the base agent's choice among the legal actions of an allowed kind
-        (``masks`` ``bool (B, A)``; ``view`` the look-ahead view of the same B games, required)."""
+        (``masks`` ``bool (B, A)``; ``view`` the look-ahead view of the same B games, required; ``keys``
+        the decision keys ``uint64 (B,)``, passed on to the base agent)."""
         if view is None:
             raise ValueError("restricted play needs the games' view to tell the kinds of their actions")
         masks = np.asarray(masks, bool)
@@ -68,15 +69,14 @@ class RestrictedAgent(Agent):
         allowed[empty] = masks[empty]
         self.decisions += int(masks.any(axis=1).sum())
         self.fallbacks += int(empty.sum())
-        return self.base.act(observations, allowed, view if self.base.needs_view else None)
+        return act(self.base, observations, allowed, view if self.base.needs_view else None, keys)
 
 
-def make(game: str, params: dict[str, str], rules=None, seed: int | None = 0) -> RestrictedAgent:
-    """The agent of the spec ``restricted:base=NAME,forbid=KIND[+KIND...],<base knobs>`` for ``game``
-    (``params``: the spec's parameters as text). The base agent gets the same seed."""
-    import envs
-    from agents.registry import make_agent
-
+def split_spec(params: dict[str, str]) -> tuple[str, str, dict[str, str]]:
+    """The base agent's name, the ``forbid`` text and the base agent's own parameters of the spec
+    ``restricted:base=NAME,forbid=KIND[+KIND...],<base knobs>`` (``params``: its parameters as text);
+    ``ValueError`` when ``base`` or ``forbid`` is missing or the base is itself restricted. The registry
+    builds the base agent from them and wraps it (``agents.registry.make_agent``)."""
     params = dict(params)
     base, forbid = params.pop("base", None), params.pop("forbid", None)
     if not base or forbid is None:
@@ -85,6 +85,4 @@ def make(game: str, params: dict[str, str], rules=None, seed: int | None = 0) ->
     if base == NAME:
         raise ValueError("agent 'restricted': the base agent cannot itself be restricted; "
                          f"forbid several kinds at once instead (joined by '{KIND_SEPARATOR}')")
-    kinds = tuple(envs.spec(game).make_core(rules).actions.kinds)
-    spec = base + (":" + ",".join(f"{k}={v}" for k, v in params.items()) if params else "")
-    return RestrictedAgent(make_agent(game, spec, rules, seed), parse_forbid(forbid, kinds), kinds, seed, rules)
+    return base, forbid, params

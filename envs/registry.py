@@ -1,83 +1,171 @@
-"""The registry of games: one :class:`GameSpec` per game, everything else dispatches through it.
+"""The registry of games: one :class:`GameSpec` per game, the whole declaration of the game.
 
 ``envs.games()`` lists the ids, ``envs.spec(id)`` gives a game's spec, ``envs.make_core(id, rules,
-**options)`` builds its batched core. A third game is one folder under ``envs/`` that passes
-``tests/test_contract.py`` plus one entry in ``GAMES`` below. Classes are named as ``"module:Name"``
-and imported on first use, so ``import envs`` stays cheap.
+**options)`` builds its batched core. The two built-in games are declared in ``GAMES`` below; a game
+from another package joins through the entry-point group ``aerodeck.games`` (an entry point named
+after the game's id that loads its ``GameSpec``; see ``docs/adding-a-game.md``). Every tool reaches a
+game only through its spec's methods; ``tests/test_contract.py`` checks every field of every
+registered game. Entry points are ``"module:Name"`` strings (imported on first use, so ``import
+envs`` stays cheap) or the objects themselves.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import importlib
+import importlib.metadata
+import importlib.util
+import re
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
+#: The entry-point group a game package registers its ``GameSpec`` under.
+ENTRY_POINT_GROUP = "aerodeck.games"
+#: The agent every game offers, and the trained agent every game offers (``agents.registry``).
+RANDOM, PPO = "random", "ppo"
+_ID = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 
-def load(path: str) -> Any:
-    """The object named by ``"package.module:Name"``."""
-    module, _, name = path.partition(":")
-    return getattr(importlib.import_module(module), name)
+
+def load(entry: Any) -> Any:
+    """The object an entry point names: ``"package.module:Name"`` → that attribute, ``"package.module"``
+    → the module; anything else (a class, a function, a module) is returned as it is."""
+    if not isinstance(entry, str):
+        return entry
+    module, _, name = entry.partition(":")
+    loaded = importlib.import_module(module)
+    return getattr(loaded, name) if name else loaded
+
+
+def resource(entry: str | Path) -> Path:
+    """The file ``"package:relative/path"`` names (relative to the package's folder, found without
+    importing the package's modules beyond its parents); a ``Path`` is returned as it is."""
+    if isinstance(entry, Path):
+        return entry
+    package, sep, relative = entry.partition(":")
+    if not sep or not relative:
+        raise ValueError(f"resource {entry!r} must be 'package:relative/path'")
+    found = importlib.util.find_spec(package)
+    if found is None:
+        raise ValueError(f"resource {entry!r}: no package {package!r}")
+    folder = Path(found.submodule_search_locations[0]) if found.submodule_search_locations else Path(found.origin).parent
+    return (folder / relative).resolve()
+
+
+class PluginError(ValueError):
+    """A game package's ``aerodeck.games`` entry point that cannot be loaded or is not a GameSpec."""
 
 
 @dataclasses.dataclass(frozen=True)
 class GameSpec:
-    """Everything the tools need to know about one game."""
+    """Everything the tools know about one game (OpenSpiel's GameType/GameInfo as data).
 
-    #: The game's id on the command line and in files (``"airport-scramble"``).
+    Entry points (``rules``, ``core``, ``env``, ``vector``, ``sb3``, ``view``, ``text``, ``summary``,
+    ``metrics``, the ``agents``) are ``"module:Name"`` strings or the objects themselves; use the
+    methods (``make_core``, ``make_env``, ``text_module`` …), never the fields, to reach them.
+    """
+
+    #: The game's id on the command line and in files (``"airport-scramble"``): lowercase words joined by ``-``.
     id: str
     #: The game's name in prose (``"Airport Scramble"``).
     title: str
-    #: ``"module:Class"`` of the rules object (a ``RuleOptions`` dataclass).
-    rules: str
-    #: ``"module:Class"`` of the batched core (``envs.common.core.Core``).
-    core: str
-    #: ``"module:callable"``: one game in its standard API (Gymnasium env / PettingZoo AEC env); takes
-    #: ``rules=`` and rule options as keywords plus ``render_mode`` and ``on_illegal``.
-    env: str
-    #: ``"module:Class"``: stable-baselines3 ``VecEnv`` over the core (one learner per game).
-    sb3: str
-    #: ``"module:Class"``: the look-ahead view (``envs.common.core.View``), built as ``View(core, state, seats)``.
-    view: str
+    #: The rules object's class (``envs.common.options.RuleOptions``).
+    rules: Any
+    #: The batched core's class (``envs.common.core.Core``), built as ``Core(rules, check_actions=True)``.
+    core: Any
+    #: One game in its standard API: a Gymnasium ``Env`` (``envs.common.protocols.SingleGameEnv``) or a
+    #: PettingZoo ``AECEnv`` factory; takes ``rules=``, rule options as keywords, ``render_mode``, ``on_illegal``.
+    env: Any
+    #: The stable-baselines3 ``VecEnv`` class over the core (``envs.common.protocols.SB3VecEnv``).
+    sb3: Any
+    #: The look-ahead view class (``envs.common.core.View``), built as ``View(core, state, seats)``.
+    view: Any
+    #: The prefix of the numbered rules (``"AS"`` for AS-1 … AS-19).
+    rule_prefix: str = ""
+    #: The numbers of the rules (every one is defined on the docs page).
+    rule_ids: tuple[int, ...] = ()
+    #: The rules page: ``"package:relative/path.md"`` (see :func:`resource`) or a ``Path``.
+    docs: str | Path | None = None
     #: The player counts the game allows (``(1,)`` for a solo game).
-    players: tuple[int, ...] = (1,)
+    player_counts: tuple[int, ...] = (1,)
     #: The rule option that sets the player count (``None`` for a solo game).
     players_option: str | None = None
-    #: Gymnasium id of the single-game env, if registered with Gymnasium.
+    #: Gymnasium id of the single-game env (``envs`` registers it with ``env`` and ``vector``), or ``None``
+    #: for a PettingZoo game.
     gym_id: str | None = None
-    #: The agents this game offers beyond ``random``: name -> ``"module:Class"``.
-    agents: dict[str, str] = dataclasses.field(default_factory=dict)
+    #: The Gymnasium ``VectorEnv`` class registered as the vector entry point of ``gym_id``, or ``None``.
+    vector: Any = None
+    #: The modes the single-game env renders (``"ansi"``: ``str``; ``"rgb_array"``: ``uint8 (H, W, 3)``).
+    render_modes: tuple[str, ...] = ("ansi", "rgb_array")
+    #: The agents this game offers beyond ``random`` and ``ppo``: name -> agent class.
+    agents: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    #: The agent that plays "the opponent": the other seats of ``aerodeck play``, the ``hint``, the
+    #: league's fixed member, the agent training is measured against.
+    opponent: str = RANDOM
+    #: The agent whose preferences a policy may read as its prior (needs ``scores``), or ``None``.
+    prior: str | None = None
     #: Games ``aerodeck bench`` plays by default.
     bench_games: int = 10_000
-    #: The module of the game in words for ``aerodeck play`` / ``replay`` (typed moves, the menu, the
-    #: screen; the functions are listed in ``train/watch/play.py``), or ``None``.
-    text: str | None = None
-    #: ``"module:function"``: the end-of-game figures the reports keep, or ``None``.
-    #: ``summary(core, state) -> dict`` for a batch of B finished games: ``"score"`` ``(B, n)`` (each
-    #: seat's final score, e.g. VP), ``"standing"`` ``(B, n)`` (higher is better; equal standings share
-    #: the win) and ``"tallies"``: ``{group: {item: (B,) numbers}}`` that the bench adds up over the
-    #: games (e.g. landings per square). ``None``: the score is the sum of a seat's rewards, the
-    #: standing the score, no tallies.
-    summary: str | None = None
     #: The benches of ``aerodeck run`` on small budgets, weakest agent first: ``(seats, games)`` where
     #: ``seats`` is a tuple of agent specs, one per seat. A solo game benches every entry's agent on
     #: the same deals in one bench, each on its own game count; a multi-player game benches each entry
     #: as its own seat-rotated tournament of that lineup (its length is the player count).
     ladder: tuple[tuple[tuple[str, ...], int], ...] = ()
-    #: ``"module:NAME"``: the game's metric catalogue (``envs.common.metrics.Catalogue``) that
-    #: ``aerodeck compare / sweep / tune`` measure, or ``None``.
-    metrics: str | None = None
+    #: The game in words for ``aerodeck play`` / ``replay``: a module (``envs.common.protocols.TextModule``), or ``None``.
+    text: Any = None
+    #: ``summary(core, state) -> dict`` (``envs.common.protocols.Summary``): the end-of-game figures, or
+    #: ``None`` (the score is the sum of a seat's rewards, the standing the score, no tallies).
+    summary: Any = None
+    #: The metric catalogue (``envs.common.metrics.Catalogue``) of ``aerodeck compare / sweep / tune``, or ``None``.
+    metrics: Any = None
+    #: The default training config (TOML): ``"package:relative/path.toml"`` or a ``Path``, or ``None``.
+    training_config: str | Path | None = None
+    #: Rule variants the contract test plays (option -> value): the defaults plus ones that change
+    #: the shapes or the flow.
+    variants: tuple[Mapping[str, Any], ...] = ({},)
+
+    def __post_init__(self) -> None:
+        where = f"GameSpec {self.id!r}"
+        if not isinstance(self.id, str) or not _ID.match(self.id):
+            raise ValueError(f"GameSpec id {self.id!r} must be lowercase words joined by '-' (e.g. 'airport-scramble')")
+        if not self.player_counts or any(not isinstance(n, int) or n < 1 for n in self.player_counts):
+            raise ValueError(f"{where}: player_counts must be positive integers, got {self.player_counts!r}")
+        if (self.players_option is None) != (tuple(self.player_counts) == (1,)):
+            raise ValueError(f"{where}: a solo game has player_counts (1,) and no players_option; "
+                             f"a multi-player game both, got {self.player_counts!r} and {self.players_option!r}")
+        if self.rule_ids and not self.rule_prefix:
+            raise ValueError(f"{where}: rule_ids need a rule_prefix (e.g. 'AS' for AS-1)")
+        offered = self.agent_names()
+        for field, name in (("opponent", self.opponent), ("prior", self.prior)):
+            if name is not None and name not in offered:
+                raise ValueError(f"{where}: {field} {name!r} is not an agent of the game; agents: {', '.join(offered)}")
+        unknown = sorted({s.partition(":")[0] for s in self.ladder_agents()} - set(offered) - {"restricted"})
+        if unknown:
+            raise ValueError(f"{where}: the ladder names unknown agents {unknown}; agents: {', '.join(offered)}")
+        if not self.variants or any(not isinstance(v, Mapping) for v in self.variants):
+            raise ValueError(f"{where}: variants must be a non-empty tuple of option mappings")
+
+    # --- players ----------------------------------------------------------------------------------
 
     @property
     def solo(self) -> bool:
         """One player: agents are compared by score on the same deals, not in tournaments."""
-        return self.players == (1,)
+        return tuple(self.player_counts) == (1,)
+
+    def players(self, rules=None) -> int:
+        """The player count of ``rules`` (default: the default rules); 1 for a solo game."""
+        if self.players_option is None:
+            return 1
+        return getattr(rules if rules is not None else self.rules_class()(), self.players_option)
 
     @property
     def default_players(self) -> int:
         """The player count of the default rules."""
-        if self.players_option is None:
-            return 1
-        return getattr(self.rules_class(), self.players_option)
+        return self.players()
+
+    # --- rules, core, view ------------------------------------------------------------------------
 
     def rules_class(self) -> type:
         """The rules class (a ``RuleOptions`` subclass)."""
@@ -91,11 +179,21 @@ class GameSpec:
         base = rules if rules is not None else cls()
         return base.replace(**options) if options else base
 
+    def core_class(self) -> type:
+        """The batched core's class."""
+        return load(self.core)
+
     def make_core(self, rules=None, **options):
         """The batched core for ``rules`` with ``options`` applied (core keywords such as
         ``check_actions`` go to the core)."""
         core_kwargs = {k: options.pop(k) for k in ("check_actions",) if k in options}
-        return load(self.core)(self.make_rules(rules, **options), **core_kwargs)
+        return self.core_class()(self.make_rules(rules, **options), **core_kwargs)
+
+    def make_view(self, core, state, seats=0):
+        """The look-ahead view of the games of ``state`` for ``seats`` (``int64 (B,)`` or one seat)."""
+        return load(self.view)(core, state, seats)
+
+    # --- environments -----------------------------------------------------------------------------
 
     def make_env(self, rules=None, **kwargs):
         """One game in the game's standard single-game API (see ``env``)."""
@@ -105,13 +203,51 @@ class GameSpec:
         """The stable-baselines3 ``VecEnv`` of ``num_envs`` games."""
         return load(self.sb3)(num_envs=num_envs, rules=rules, **kwargs)
 
-    def make_view(self, core, state, seats=0):
-        """The look-ahead view of the games of ``state`` for ``seats``."""
-        return load(self.view)(core, state, seats)
+    # --- the game in words, figures and metrics ---------------------------------------------------
+
+    def text_module(self) -> ModuleType:
+        """The game in words (``envs.common.protocols.TextModule``); ``ValueError`` if the game has none."""
+        if self.text is None:
+            raise ValueError(f"{self.id} cannot be shown in words (its GameSpec names no text module)")
+        return load(self.text)
 
     def summary_of(self):
         """The ``summary`` function (see the field), or ``None``."""
         return None if self.summary is None else load(self.summary)
+
+    def catalogue(self):
+        """The metric catalogue; ``ValueError`` if the game has none."""
+        if self.metrics is None:
+            raise ValueError(f"{self.id} has no metric catalogue (GameSpec.metrics), so rule variants cannot be compared")
+        return load(self.metrics)
+
+    # --- agents -----------------------------------------------------------------------------------
+
+    def agent_names(self) -> list[str]:
+        """Every agent the game offers: ``random``, its own, ``ppo``."""
+        return [RANDOM, *self.agents, PPO]
+
+    def load_agent(self, name: str) -> type:
+        """The class of the game's own agent ``name`` (one of ``agents``); ``ValueError`` otherwise."""
+        if name not in self.agents:
+            raise ValueError(f"unknown agent {name!r} for {self.id}; available: {', '.join(self.agent_names())}")
+        return load(self.agents[name])
+
+    def ladder_agents(self) -> list[str]:
+        """The distinct agent specs of the ladder, in ladder order."""
+        return list(dict.fromkeys(s for seats, _ in self.ladder for s in seats))
+
+    # --- files ------------------------------------------------------------------------------------
+
+    def docs_path(self) -> Path | None:
+        """The rules page, or ``None``."""
+        return None if self.docs is None else resource(self.docs)
+
+    def training_config_path(self) -> Path:
+        """The default training config (TOML); ``ValueError`` if the game has none."""
+        if self.training_config is None:
+            raise ValueError(f"{self.id} has no training config (GameSpec.training_config)")
+        return resource(self.training_config)
 
 
 GAMES: dict[str, GameSpec] = {
@@ -123,17 +259,30 @@ GAMES: dict[str, GameSpec] = {
             rules="envs.airport_scramble.rules:AirportScrambleRules",
             core="envs.airport_scramble.core:AirportScrambleCore",
             env="envs.airport_scramble.env:AirportScrambleEnv",
+            vector="envs.airport_scramble.vector:AirportScrambleVectorEnv",
             sb3="envs.airport_scramble.sb3:AirportScrambleSB3VecEnv",
             text="envs.airport_scramble.text",
             view="envs.airport_scramble.view:AirportScrambleView",
+            rule_prefix="AS",
+            rule_ids=tuple(range(1, 20)),
+            docs="envs:../docs/rules/airport-scramble.md",
             gym_id="aerodeck/AirportScramble-v0",
             agents={
                 "heuristic": "agents.airport_scramble.heuristic:HeuristicAgent",
                 "search": "agents.airport_scramble.search:SearchAgent",
             },
+            opponent="heuristic",
+            prior="heuristic",
             bench_games=10_000,
-            ladder=((("random",), 10_000), (("heuristic",), 2_000), (("ppo",), 2_000), (("search",), 100)),
+            ladder=((("random",), 10_000), (("heuristic",), 2_000), (("ppo",), 2_000), (("search",), 50)),
             metrics="envs.airport_scramble.metrics:CATALOGUE",
+            training_config="envs.airport_scramble:training.toml",
+            variants=(
+                {},
+                {"grid_size": 7, "face_up": 3, "max_replace": 2},
+                {"allow_wait": False, "preplayed_rule": "redraw", "action_points": 3},
+                {"edition": "generated", "n_colors": 3, "n_tickets": 10, "deck_seed": 5},
+            ),
         ),
         GameSpec(
             id="flight-tycoon",
@@ -144,34 +293,126 @@ GAMES: dict[str, GameSpec] = {
             sb3="envs.flight_tycoon.sb3:FlightTycoonSB3VecEnv",
             text="envs.flight_tycoon.text",
             view="envs.flight_tycoon.view:FlightTycoonView",
-            players=(3, 4, 5),
+            rule_prefix="FT",
+            rule_ids=tuple(range(1, 18)),
+            docs="envs:../docs/rules/flight-tycoon.md",
+            player_counts=(3, 4, 5),
             players_option="n_players",
             agents={
                 "heuristic": "agents.flight_tycoon.heuristic:HeuristicAgent",
                 "search": "agents.flight_tycoon.search:SearchAgent",
             },
+            opponent="heuristic",
+            prior="heuristic",
             bench_games=1_200,
             summary="envs.flight_tycoon.summary:summary",
             ladder=((("heuristic", "random", "random", "random"), 2_000),
                     (("ppo", "heuristic", "heuristic", "heuristic"), 1_000),
-                    (("search", "heuristic", "heuristic", "heuristic"), 200)),
+                    (("search", "heuristic", "heuristic", "heuristic"), 100)),
             metrics="envs.flight_tycoon.metrics:CATALOGUE",
+            training_config="envs.flight_tycoon:training.toml",
+            variants=(
+                {},
+                {"n_players": 3},
+                {"n_players": 5, "hand_size": 6, "vp_sharing": "rank"},
+                {"tower_giveable": True, "vp_sharing": "first_only", "reward": "vp"},
+            ),
         ),
     )
 }
 
+#: Entry points of ``aerodeck.games`` already added to ``GAMES`` (by ``name=value``).
+_PLUGGED: set[str] = set()
+#: Called with each game's spec once it is registered (``envs`` registers the Gymnasium ids).
+_HOOKS: list = []
+#: The installed entry points have all been read (reading them costs tens of milliseconds, so
+#: :func:`discover` reads them again only when asked to or when a game id is not known yet).
+_SCANNED = False
+
+
+def _loading(module: str) -> bool:
+    """Whether ``module`` is being imported right now (a plugin whose spec module imports ``envs``)."""
+    found = sys.modules.get(module)
+    return found is not None and bool(getattr(getattr(found, "__spec__", None), "_initializing", False))
+
+
+def discover(refresh: bool = False) -> list[GameSpec]:
+    """Add the games of the installed packages' ``aerodeck.games`` entry points to ``GAMES`` and return
+    the ones added now. An entry point is named after its game's id and loads its :class:`GameSpec`;
+    one that fails to import, loads something else, or repeats an id raises :class:`PluginError`
+    naming the entry point and its distribution. (One whose module is being imported right now —
+    its spec module imported ``envs`` first — is added on the next call.) The entry points are read
+    once per process unless ``refresh``."""
+    global _SCANNED
+    if _SCANNED and not refresh:
+        return []
+    added, pending = [], False
+    for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        key = f"{ep.name}={ep.value}"
+        if key in _PLUGGED:
+            continue
+        if _loading(ep.module):
+            pending = True
+            continue
+        dist = getattr(ep.dist, "name", None) or "an unknown distribution"
+        where = f"game plugin {ep.name!r} (entry point {ep.value!r} of {dist}, group {ENTRY_POINT_GROUP})"
+        try:
+            spec = ep.load()
+        except Exception as err:  # noqa: BLE001 - any failure of a plugin's import is reported as the plugin's
+            raise PluginError(f"{where} failed to load: {type(err).__name__}: {err}") from err
+        if not isinstance(spec, GameSpec):
+            raise PluginError(f"{where} loads a {type(spec).__name__}, not an envs.registry.GameSpec")
+        if spec.id != ep.name:
+            raise PluginError(f"{where} loads the game {spec.id!r}: name the entry point after the game's id")
+        if spec.id in GAMES and GAMES[spec.id] is not spec:
+            raise PluginError(f"{where}: the game id {spec.id!r} is already registered")
+        GAMES[spec.id] = spec
+        _PLUGGED.add(key)
+        added.append(spec)
+        _after_discovery(spec)
+    _SCANNED = not pending
+    return added
+
+
+def _after_discovery(spec: GameSpec) -> None:
+    """Run the :func:`on_register` hooks for a game added by :func:`discover`."""
+    for hook in _HOOKS:
+        hook(spec)
+
+
+def on_register(hook) -> None:
+    """Call ``hook(spec)`` for every game registered now and for every game discovered later."""
+    _HOOKS.append(hook)
+    for spec in list(GAMES.values()):
+        hook(spec)
+
 
 def games() -> list[str]:
-    """The ids of the registered games."""
+    """The ids of the registered games (built in, then plugged in)."""
+    discover()
     return list(GAMES)
+
+
+def specs() -> list[GameSpec]:
+    """The specs of the registered games, in ``games()`` order."""
+    return [GAMES[g] for g in games()]
 
 
 def spec(game: str) -> GameSpec:
     """The spec of ``game``; ``ValueError`` naming the known games otherwise."""
+    discover(refresh=not isinstance(game, str) or game not in GAMES)
     try:
         return GAMES[game]
     except (KeyError, TypeError):
         raise ValueError(f"unknown game {game!r}; available: {', '.join(GAMES)}") from None
+
+
+def game_of_rules(rules) -> GameSpec:
+    """The spec whose rules class ``rules`` is an instance of; ``ValueError`` otherwise."""
+    for game in specs():
+        if isinstance(rules, game.rules_class()):
+            return game
+    raise ValueError(f"{type(rules).__name__} is not the rules class of a registered game")
 
 
 def make_core(game: str, rules=None, **options):
@@ -186,7 +427,7 @@ def view_of_env(env):
     core, state = getattr(base, "core", None), getattr(base, "_state", None)
     if core is None or state is None:
         raise TypeError(f"{type(base).__name__} has no batched core and state to look ahead with")
-    game = next((g for g in GAMES.values() if isinstance(core, load(g.core))), None)
+    game = next((g for g in specs() if isinstance(core, g.core_class())), None)
     if game is None:
         raise TypeError(f"{type(core).__name__} is not the core of a registered game")
     return game.make_view(core, state, core.to_act(state))

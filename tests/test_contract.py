@@ -1,15 +1,22 @@
-"""The game contract, checked for every registered game under several rule variants.
+"""The game contract, checked for every registered game (built in or plugged in) under its rule variants.
 
-In the spirit of OpenSpiel's and Pgx's API tests: a game is registered in ``envs/registry.py`` only
-if it passes this file. It checks the ``Core`` protocol of ``envs/common/core.py`` (determinism, batch
-invariance, finished games, masks, observation bounds, batch operations, save/restore, bad input,
-action kinds), the ``View`` protocol, and that the single-game environment agrees with the core.
+In the spirit of OpenSpiel's and Pgx's API tests: a game joins the suite only if its
+:class:`~envs.registry.GameSpec` passes this file. It checks every field of the spec: the ``Core``
+protocol of ``envs/common/core.py`` (determinism, batch invariance, finished games, masks,
+observation bounds, batch operations, save/restore, bad input, action kinds) and the ``View`` under
+each of ``spec.variants``; then, under the default rules, the protocols of ``envs/common/protocols.py``:
+the single-game env (agreeing with the core, and passing Gymnasium's ``check_env`` or PettingZoo's
+``api_test``), its Gymnasium registration, the SB3 VecEnv, rendering, the game in words, the metric
+recorder, the end-of-game summary, the agent ladder, the docs page and the training config.
 """
 
 from __future__ import annotations
 
 import copy
+import math
 import pickle
+import tomllib
+import warnings
 
 import numpy as np
 import pytest
@@ -18,24 +25,13 @@ import envs
 from envs.common.batch import sample_legal
 from envs.common.checks import IllegalActionError
 from envs.common.core import ActionLayout, Core, ObservationLayout, View
+from envs.common.protocols import MetricRecorder, Policy, SB3VecEnv, SingleGameEnv, TextModule
+from tests.test_docs import defined_ids
 
-# Rule variants per game: the defaults plus options that change the shapes or the flow.
-VARIANTS = {
-    "airport-scramble": [
-        {},
-        {"grid_size": 7, "face_up": 3, "max_replace": 2},
-        {"allow_wait": False, "preplayed_rule": "redraw", "action_points": 3},
-        {"edition": "generated", "n_colors": 3, "n_tickets": 10, "deck_seed": 5},
-    ],
-    "flight-tycoon": [
-        {},
-        {"n_players": 3},
-        {"n_players": 5, "hand_size": 6, "vp_sharing": "rank"},
-        {"tower_giveable": True, "vp_sharing": "first_only", "reward": "vp"},
-    ],
-}
-CASES = [(game, options) for game in envs.games() for options in VARIANTS.get(game, [{}])]
-IDS = [f"{game}-{i}" for game in envs.games() for i in range(len(VARIANTS.get(game, [{}])))]
+SPECS = envs.specs()
+CASES = [(spec.id, dict(options)) for spec in SPECS for options in spec.variants]
+IDS = [f"{spec.id}-{i}" for spec in SPECS for i in range(len(spec.variants))]
+GAMES = [spec.id for spec in SPECS]
 B = 24
 MAX_STEPS = 4000
 
@@ -82,10 +78,9 @@ def case(request):
     return envs.spec(game), envs.make_core(game, **options)
 
 
-def test_registry_names_every_game():
-    assert set(envs.games()) >= {"airport-scramble", "flight-tycoon"}
-    with pytest.raises(ValueError, match="unknown game 'chess'; available: airport-scramble"):
-        envs.spec("chess")
+def test_an_unknown_game_is_refused_naming_the_registered_ones():
+    with pytest.raises(ValueError, match=f"unknown game 'no-such-game'; available: {', '.join(envs.games())}"):
+        envs.spec("no-such-game")
 
 
 def test_core_satisfies_the_protocol(case):
@@ -94,7 +89,7 @@ def test_core_satisfies_the_protocol(case):
     assert isinstance(core.actions, ActionLayout) and isinstance(core.observation, ObservationLayout)
     assert core.actions.n_actions == core.n_actions > 0
     assert core.observation.size == core.obs_size > 0
-    assert core.n_players in spec.players
+    assert core.n_players in spec.player_counts and core.n_players == spec.players(core.rules)
     blocks = sorted(core.observation.blocks.values(), key=lambda b: b.start)
     assert blocks[0].start == 0 and blocks[-1].stop == core.obs_size
     assert all(a.stop == b.start for a, b in zip(blocks, blocks[1:])), "observation blocks must tile the vector"
@@ -430,3 +425,192 @@ def test_single_game_env_takes_numpy_actions_and_refuses_floats(case):
         with pytest.raises(ValueError, match=f"0..{core.n_actions - 1}"):
             env.step(bad)
     env.step(np.array([legal]))
+
+
+# --- the rest of the spec, under the default rules -------------------------------------------------------
+
+
+def legal_rollout(spec, core, games: int, steps: int, seed: int = 0):
+    """Random legal play of ``games`` games for at most ``steps`` steps (to the end if sooner): the
+    state, and each step's ``(state before, actions, rewards)``."""
+    state = core.init(np.arange(seed, seed + games))
+    rng = np.random.default_rng(seed)
+    steps_taken = []
+    for _ in range(steps):
+        if state.done.all():
+            break
+        before = state.copy()
+        actions = np.maximum(sample_legal(core.legal_mask(state), rng.random(games)), 0)
+        steps_taken.append((before, actions, core.step(state, actions)))
+    return state, steps_taken
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_spec_declares_a_consistent_game(game):
+    spec = envs.spec(game)
+    assert spec.title and spec.rule_prefix and spec.rule_ids
+    assert spec.players() in spec.player_counts
+    assert spec.opponent in spec.agent_names() and (spec.prior is None or spec.prior in spec.agent_names())
+    assert spec.ladder, f"{game} declares no agent ladder"
+    assert set(spec.render_modes) <= {"ansi", "rgb_array"}
+    for options in spec.variants:
+        spec.make_rules(**options)  # every variant is a valid rules object
+    config = tomllib.loads(spec.training_config_path().read_text(encoding="utf-8"))
+    assert {"train", "ppo", "policy"} <= set(config), f"{spec.training_config_path()} lacks a table"
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_docs_page_defines_every_rule_id(game):
+    spec = envs.spec(game)
+    missing = sorted(set(spec.rule_ids) - set(defined_ids(game)))
+    assert not missing, f"{spec.docs_path()} does not define {', '.join(f'{spec.rule_prefix}-{n}' for n in missing)}"
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_single_game_env_passes_the_api_checker(game):
+    """Gymnasium's ``check_env`` for a solo game's env, PettingZoo's ``api_test`` for an AEC env."""
+    spec = envs.spec(game)
+    env = spec.make_env()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the checkers' advice (e.g. dict observations), not failures
+        if hasattr(env, "agent_iter"):
+            from pettingzoo.test import api_test
+
+            api_test(env, num_cycles=20)
+        else:
+            from gymnasium.utils.env_checker import check_env
+
+            assert isinstance(env, SingleGameEnv)
+            check_env(env, skip_render_check=True)
+
+
+@pytest.mark.parametrize("game", [g for g in GAMES if envs.spec(g).gym_id])
+def test_gymnasium_id_makes_the_declared_env(game):
+    import gymnasium
+
+    spec = envs.spec(game)
+    env = gymnasium.make(spec.gym_id)
+    assert isinstance(env.unwrapped, type(spec.make_env()))
+    if spec.vector is not None:
+        vec = gymnasium.make_vec(spec.gym_id, num_envs=2, vectorization_mode="vector_entry_point")
+        obs, info = vec.reset(seed=0)
+        assert obs.shape == (2, spec.make_core().obs_size) and info["action_mask"].shape[0] == 2
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_sb3_vecenv_reports_episodes_and_masks(game):
+    pytest.importorskip("stable_baselines3")
+    spec = envs.spec(game)
+    core = spec.make_core()
+    venv = spec.make_sb3(4, seed=0)
+    assert isinstance(venv, SB3VecEnv)
+    obs = venv.reset()
+    assert obs.shape == (4, core.obs_size) and obs.dtype == np.float32
+    rng = np.random.default_rng(0)
+    for _ in range(MAX_STEPS):
+        masks = venv.action_masks()
+        assert masks.shape == (4, core.n_actions) and masks.dtype == bool and masks.any(axis=1).all()
+        obs, rewards, dones, infos = venv.step(sample_legal(masks, rng.random(4)))
+        assert obs.shape == (4, core.obs_size) and rewards.shape == (4,) and dones.shape == (4,)
+        for i in np.flatnonzero(dones):
+            episode = infos[i]["episode"]
+            assert math.isfinite(episode["r"]) and episode["l"] >= 1
+            assert infos[i]["terminal_observation"].shape == (core.obs_size,)
+        if dones.any():
+            return
+    raise AssertionError("no game ended")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_env_renders_each_declared_mode(game):
+    spec = envs.spec(game)
+    for mode in spec.render_modes:
+        env = spec.make_env(render_mode=mode)
+        env.reset(seed=0)
+        frame = env.render()
+        if mode == "ansi":
+            assert isinstance(frame, str) and frame.strip()
+        else:
+            assert isinstance(frame, np.ndarray) and frame.dtype == np.uint8
+            assert frame.ndim == 3 and frame.shape[2] == 3 and min(frame.shape[:2]) > 0
+
+
+@pytest.mark.parametrize("game", [g for g in GAMES if envs.spec(g).text is not None])
+def test_text_parses_back_the_words_of_every_legal_move(game):
+    """``parse(words(a)) == a`` for every legal move along a random game; the menu is the legal moves."""
+    spec = envs.spec(game)
+    text = spec.text_module()
+    assert isinstance(text, TextModule)
+    core = spec.make_core()
+    state, steps = legal_rollout(spec, core, 1, 30, seed=5)
+    for before, actions, _ in steps:
+        legal = np.flatnonzero(core.legal_mask(before)[0]).tolist()
+        assert sorted(a for a, _, _ in text.moves(core, before)) == legal
+        for action in legal:
+            assert text.parse(core, before, text.words(core, before, action)) == action
+        after = before.copy()
+        core.step(after, actions)
+        assert all(isinstance(line, str) for line in text.events(core, before, after, int(actions[0]), 0))
+    with pytest.raises(ValueError):
+        text.parse(core, steps[0][0], "no such move 123")
+    picture = text.picture(core, state)
+    assert picture.dtype == np.uint8 and picture.ndim == 3 and picture.shape[2] == 3
+
+
+@pytest.mark.parametrize("game", [g for g in GAMES if envs.spec(g).metrics is not None])
+def test_metric_recorder_gives_finite_ratios_for_every_metric(game):
+    spec = envs.spec(game)
+    core = spec.make_core()
+    catalogue = spec.catalogue()
+    G = 6
+    recorder = catalogue.make_recorder(core, G, lineups=None if spec.solo else np.zeros((G, core.n_players), np.int64))
+    assert isinstance(recorder, MetricRecorder)
+    state = core.init(np.arange(G))
+    recorder.on_start(core, state, np.arange(G))
+    rng = np.random.default_rng(7)
+    while not state.done.all():
+        actions = np.maximum(sample_legal(core.legal_mask(state), rng.random(G)), 0)
+        recorder.on_step(core, state, actions, core.step(state, actions), np.arange(G))
+    result = recorder.result()
+    for metric in catalogue.for_rules(core.rules):
+        numerator, denominator = result[metric.name]
+        assert numerator.shape == denominator.shape == (G, metric.width), metric.name
+        assert np.isfinite(numerator).all() and np.isfinite(denominator).all(), metric.name
+        assert (denominator >= 0).all(), metric.name
+
+
+@pytest.mark.parametrize("game", [g for g in GAMES if envs.spec(g).summary is not None])
+def test_summary_gives_scores_and_standings_per_seat(game):
+    spec = envs.spec(game)
+    core = spec.make_core()
+    state = core.init(np.arange(4))
+    rollout_to_end(core, state, np.random.default_rng(8))
+    figures = spec.summary_of()(core, state)
+    assert np.shape(figures["score"]) == np.shape(figures["standing"]) == (4, core.n_players)
+    assert all(np.shape(v) == (4,) for items in figures["tallies"].values() for v in items.values())
+
+
+LADDER = [(spec.id, agent) for spec in SPECS for agent in dict.fromkeys([*spec.ladder_agents(), spec.opponent])]
+
+
+@pytest.mark.parametrize(("game", "agent"), LADDER, ids=[f"{g}-{a}" for g, a in LADDER])
+def test_ladder_agents_make_legal_moves(game, agent):
+    from agents.registry import make_agent
+
+    spec = envs.spec(game)
+    core = spec.make_core()
+    try:
+        player = make_agent(game, agent, core.rules, seed=0)
+    except ValueError as err:
+        if agent.partition(":")[0] == "ppo":  # a game may ship no trained model, or torch may be missing
+            pytest.skip(str(err))
+        raise
+    assert isinstance(player, Policy)
+    state = core.init(np.arange(4))
+    for _ in range(3):
+        masks = core.legal_mask(state)
+        view = spec.make_view(core, state, core.to_act(state)) if player.needs_view else None
+        actions = np.asarray(player.act(core.observe(state), masks, view))
+        live = np.flatnonzero(masks.any(axis=1))
+        assert actions.shape == (4,) and masks[live, actions[live]].all(), f"{agent} played an illegal move"
+        core.step(state, np.where(masks.any(axis=1), actions, 0))

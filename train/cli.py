@@ -11,16 +11,38 @@ import importlib
 import signal
 import sys
 import threading
+import time
+
+import envs
 
 # Sub-command modules, in the order ``aerodeck --help`` lists them.
 COMMANDS = ["train.run", "train.learn.train", "train.evaluate.bench", "train.watch.play", "train.watch.replay", "train.judge.compare", "train.judge.sweep", "train.judge.tune"]
 
 
+class Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` that refuses a bad *value* in one line: ``aerodeck bench: error: --games must
+    be …`` (a flag's value that its ``type`` or ``choices`` refuse). A command line it cannot read —
+    an unknown flag or command, a missing value — still gets the usage block. Sub-command parsers are
+    made of the same class."""
+
+    def _get_values(self, action, arg_strings):
+        try:
+            return super()._get_values(action, arg_strings)
+        except argparse.ArgumentError as err:
+            if isinstance(action, argparse._SubParsersAction):  # an unknown command: the usage helps
+                raise
+            flag = err.argument_name or ""
+            message = err.message if flag and err.message.startswith(flag.split("/")[0]) else str(err)
+            self.exit(2, f"{self.prog}: error: {message}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser with every sub-command registered."""
-    parser = argparse.ArgumentParser(
+    titles = [spec.title for spec in envs.specs()]
+    parser = Parser(
         prog="aerodeck",
-        description="RL environments, agents and rule-evaluation tools for Airport Scramble and Flight Tycoon.",
+        description="RL environments, agents and rule-evaluation tools for "
+                    + " and ".join(filter(None, [", ".join(titles[:-1]), titles[-1]])) + ".",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
@@ -43,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     line on stderr and status 2; Ctrl-C is one line and status 130 (SIGTERM: 143), leaving no
     half-written output.
     """
+    began = time.perf_counter()  # a command's budget (train --minutes) counts from here
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -51,6 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    args.began = began
     in_main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _terminate) if in_main else None
     try:
@@ -60,7 +84,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt as stop:
         how = "terminated" if isinstance(stop, Terminated) else "interrupted"
-        print(f"aerodeck {args.command}: {how} (an unfinished run writes nothing)", file=sys.stderr)
+        # a command that kept what it did says so in the exception's message (train: how to continue)
+        print(f"aerodeck {args.command}: {how}; {stop}" if str(stop) else
+              f"aerodeck {args.command}: {how} (an unfinished run writes nothing)", file=sys.stderr)
         return 143 if isinstance(stop, Terminated) else 130
     finally:
         if in_main:

@@ -106,27 +106,39 @@ class OutputFolder:
         """A new empty temporary folder beside ``path`` to write into. When the block ends normally,
         the manifest is added and the folder replaces ``path`` as a whole; when it raises (an error,
         Ctrl-C), the temporary folder and any parent folders made for it are removed."""
+        with self.staged() as staging:
+            yield staging.path
+
+    @contextlib.contextmanager
+    def staged(self) -> Iterator[Staging]:
+        """As :meth:`writing`, for a long run that publishes its folder itself once it holds something
+        worth keeping (a training run's first checkpoint): the block gets a :class:`Staging` whose
+        ``path`` is the temporary folder until :meth:`Staging.publish` moves it into place, and the
+        folder itself after. Published when the block ends normally (if not yet); when it raises before
+        publishing, everything is removed as by :meth:`writing`; after publishing, the folder stays
+        (its manifest then lists every file it holds)."""
         self.check()
         missing = [p for p in (self.path.parent, *self.path.parent.parents) if not p.exists()]
-        tmp = None
+        staging = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             tmp = Path(tempfile.mkdtemp(prefix=f".{self.path.name}.", suffix=".partial", dir=self.path.parent))
             tmp.chmod(0o777 & ~_umask())  # mkdtemp's folder is private; the output is not
-            yield tmp
-            files = sorted(os.listdir(tmp))
-            (tmp / MANIFEST).write_text(json.dumps({"written_by": WRITER, "command": self.command, "files": files},
-                                                   indent=2) + "\n", encoding="utf-8")
-            with _no_interrupt():
-                self._replace(tmp)
-            self.files = files
+            staging = Staging(self, tmp)
+            yield staging
+            staging.publish()
         except BaseException:
-            if tmp is not None:
-                shutil.rmtree(tmp, ignore_errors=True)
-            for folder in missing:  # nearest first; only the ones this run made, and only if still empty
-                with contextlib.suppress(OSError):
-                    folder.rmdir()
+            if staging is None or not staging.published:
+                if staging is not None:
+                    shutil.rmtree(staging.path, ignore_errors=True)
+                for folder in missing:  # nearest first; only the ones this run made, and only if still empty
+                    with contextlib.suppress(OSError):
+                        folder.rmdir()
             raise
+        finally:
+            if staging is not None and staging.published:
+                staging.write_manifest(self.path)
+                self.files = staging.files
 
     def _replace(self, tmp: Path) -> None:
         if not self.path.exists():
@@ -142,24 +154,63 @@ class OutputFolder:
         shutil.rmtree(old, ignore_errors=True)
 
 
+class Staging:
+    """A run's folder while it is written (:meth:`OutputFolder.staged`): ``path`` is where to write."""
+
+    def __init__(self, output: OutputFolder, tmp: Path) -> None:
+        self.output, self.path, self.published = output, tmp, False
+        #: The names of the files (and folders) the run wrote, once published.
+        self.files: list[str] = []
+
+    def write_manifest(self, folder: Path) -> None:
+        """List what ``folder`` holds in its manifest."""
+        self.files = sorted(f for f in os.listdir(folder) if f != MANIFEST)
+        text = json.dumps({"written_by": WRITER, "command": self.output.command, "files": self.files}, indent=2) + "\n"
+        write_file(folder / MANIFEST, text)
+
+    def publish(self) -> None:
+        """Move the temporary folder into place (replacing ``path`` as a whole); ``path`` is the output
+        folder from now on. Nothing if already published."""
+        if self.published:
+            return
+        self.write_manifest(self.path)
+        with _no_interrupt():
+            self.output._replace(self.path)
+            self.path, self.published = self.output.path, True
+
+
 def check_file(path: str | Path, what: str) -> Path:
-    """Refuse (``ValueError``) a file path that cannot be written (a folder, or no writable folder above)."""
+    """``path`` if a file can be written there; ``ValueError`` naming the flag ``what`` and the path when
+    it is a folder, or its folder is missing (a file's folder is never made), not a folder, or not writable."""
     path = Path(path)
     if path.is_dir():
         raise ValueError(f"{what} {str(path)!r} is a folder, not a file")
+    folder = path.parent
+    if not folder.exists():
+        raise ValueError(f"{what} {str(path)!r}: the folder {str(folder)!r} does not exist (make it first)")
     _writable_ancestor(path, what)
     return path
 
 
-def write_file(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (a temporary file beside it, then renamed); parents made."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+@contextlib.contextmanager
+def replacing(path: Path) -> Iterator[Path]:
+    """A temporary file path beside ``path`` (``.<name>.*.partial``) to write into; when the block ends
+    normally it is renamed to ``path`` (atomically), when it raises it is removed — so ``path`` is
+    either the whole new file or untouched. ``path``'s folder must exist."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+    os.close(fd)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        yield Path(tmp)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's file is private; the output is not
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def write_file(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (:func:`replacing`); parents made."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with replacing(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")

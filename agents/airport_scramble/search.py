@@ -12,7 +12,8 @@ streams), by more than ``gate`` standard errors, and ties go to the heuristic's 
 All candidates' rollouts of all games run as one batch on the core.
 
 Games where the choice is plain are not searched: a single candidate, or a flight that completes
-the ticket now.
+the ticket now. The rollouts' random streams are seeded from the decision's key (``agents.streams``;
+the heuristic itself is deterministic), so a game's choice never depends on the batch it is in.
 """
 
 from __future__ import annotations
@@ -61,9 +62,10 @@ class SearchAgent(Agent):
         self.network, self.gate = v["network"], v["gate"]
         self._rollout_cores: dict = {}
 
-    def act(self, observations: np.ndarray, masks: np.ndarray, view=None) -> np.ndarray:
-        """Actions int64 (B,) for observations float32 (B, obs_size), masks bool (B, n_actions) and the
-        look-ahead ``view`` of the same B games (:class:`~envs.airport_scramble.view.AirportScrambleView`)."""
+    def act(self, observations: np.ndarray, masks: np.ndarray, view=None, keys: np.ndarray | None = None) -> np.ndarray:
+        """Actions int64 (B,) for observations float32 (B, obs_size), masks bool (B, n_actions), the
+        look-ahead ``view`` of the same B games (:class:`~envs.airport_scramble.view.AirportScrambleView`)
+        and the decision keys uint64 (B,) (``None``: the agent's generator)."""
         if view is None:
             raise ValueError("the search agent needs a look-ahead view: act(observations, masks, view); "
                              "train.evaluate.loop.play_solo and envs.view_of_env give one")
@@ -74,7 +76,7 @@ class SearchAgent(Agent):
         if not search.any():
             return best
         games = np.flatnonzero(search)
-        values = self.evaluate(view, games, cand[games], valid[games])  # (n, rollouts, k)
+        values = self.evaluate(view, games, cand[games], valid[games], None if keys is None else keys[games])
         gain = values - values[:, :, :1]  # paired with the heuristic's choice (same random streams)
         mean = gain.mean(axis=1)
         spread = gain.std(axis=1) / np.sqrt(self.rollouts)
@@ -110,12 +112,14 @@ class SearchAgent(Agent):
         landing = geo.ray[table.plane, d, k]
         return fly & table.aboard & (landing == table.destination_cell) & (landing >= 0)
 
-    def evaluate(self, view, games: np.ndarray, cand: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    def evaluate(self, view, games: np.ndarray, cand: np.ndarray, valid: np.ndarray,
+                 keys: np.ndarray | None = None) -> np.ndarray:
         """float64 (n, rollouts, k): the value of each rollout after each candidate action of the games
-        ``games`` (cand int64 (n, k), legal where ``valid``)."""
+        ``games`` (cand int64 (n, k), legal where ``valid``); the rollouts' streams seeded from the
+        games' decision keys ``keys`` uint64 (n,) (``None``: from the agent's generator)."""
         n, k = cand.shape
         R = self.rollouts
-        seeds = self.rng.integers(0, 2**63, size=n * R, dtype=np.uint64)
+        seeds = self.draws(keys, (n, R)).reshape(-1)
         branches = view.determinize(seeds, R, games).repeat(k)  # row (j·R + r)·k + c: same streams for all c
         first = np.where(valid, cand, cand[:, :1])  # an invalid candidate repeats the first (legal) one
         first = np.broadcast_to(first[:, None, :], (n, R, k)).reshape(-1)
@@ -139,15 +143,20 @@ class SearchAgent(Agent):
         M = state.batch_size
         value = np.zeros(M)
         ids = np.arange(M)
+        settled = np.zeros(M, bool)  # the rollout has ended: its value is final
         n_cards = self.geo.n_cards
         core.step(state, first)
         for _ in range(self.horizon):
             got = state.score - start[ids]
             ended = state.done | (got >= self.tickets)
-            value[ids] = got
+            # An ended rollout kept in the batch (until a quarter have ended) keeps its value from the
+            # step it ended on, so a rollout's value never depends on the others in its batch.
+            now = ~settled[ids]
+            value[ids[now]] = got[now]
             if self.network:
                 in_play = (state.grid >= 0).sum(axis=(1, 2)) / n_cards
-                value[ids] += np.where(got >= self.tickets, self.network * in_play, 0.0)
+                value[ids[now]] += np.where(got >= self.tickets, self.network * in_play, 0.0)[now]
+            settled[ids[ended]] = True
             if ended.all():
                 return value
             if ended.mean() > 0.25:  # drop finished rollouts so they cost nothing more

@@ -22,8 +22,9 @@ spread uniformly over the other hands' unlocated slots and the deck.
 * **Discard** (FT-10): of the colliding month's cards, the one whose airline it holds least, so its
   hand covers few airlines and airline requests leave it free to choose what to give (FT-9).
 
-Vectorized over the batch (loops over seats and squares only), deterministic given its seed, and
-needs nothing beyond the observation and the mask, so it plays inside the AEC env as well.
+Vectorized over the batch (loops over seats and squares only), deterministic given its seed and the
+decision keys (``agents.streams``), and needs nothing beyond the observation and the mask, so it plays
+inside the AEC env as well.
 """
 
 from __future__ import annotations
@@ -73,18 +74,21 @@ class HeuristicAgent(Agent):
             self._tables[n_actions] = (rules, ObservationLayout(rules), landing_vp_table(rules).astype(np.float32))
         return self._tables[n_actions]
 
-    def act(self, observations: np.ndarray, masks: np.ndarray, view=None) -> np.ndarray:
-        """Actions ``int64 (B,)`` for observations ``float32 (B, obs_size)`` and masks ``bool (B, A)``."""
+    def act(self, observations: np.ndarray, masks: np.ndarray, view=None, keys: np.ndarray | None = None) -> np.ndarray:
+        """Actions ``int64 (B,)`` for observations ``float32 (B, obs_size)``, masks ``bool (B, A)`` and
+        decision keys ``uint64 (B,)`` (the tie-break noise; ``None``: the agent's generator)."""
         masks = np.asarray(masks, bool)
         layout = self.setup(masks.shape[1])[1]
-        return self.act_on(Facts.read(layout, observations), masks)
+        return self.act_on(Facts.read(layout, observations), masks, keys)
 
-    def act_on(self, facts: Facts, masks: np.ndarray) -> np.ndarray:
-        """Actions ``int64 (B,)`` from decoded :class:`Facts` and masks ``bool (B, A)``."""
+    def act_on(self, facts: Facts, masks: np.ndarray, keys: np.ndarray | None = None) -> np.ndarray:
+        """Actions ``int64 (B,)`` from decoded :class:`Facts`, masks ``bool (B, A)`` and decision keys
+        ``uint64 (B,)`` or ``None``."""
         out = np.zeros(masks.shape[0], np.int64)
         for rows, block, scores in self._by_kind(facts, masks):
             if self.noise > 0:
-                scores += self.noise * self.rng.random(scores.shape, dtype=np.float32)
+                scores += self.noise * self.uniform(None if keys is None else keys[rows], scores.shape,
+                                                    dtype=np.float32)
             np.putmask(scores, ~masks[rows, block], -np.inf)
             out[rows] = scores.argmax(1) + block.start
         return out

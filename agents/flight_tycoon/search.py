@@ -15,6 +15,10 @@ standard errors of the heuristic's own choice go to the heuristic's order.
 All games × samples × candidates run as one batch on the core (in chunks of at most ``chunk``
 rollouts). The candidates of one sample share its random stream (common random numbers), so they
 are compared on the same deck draws as far as their paths allow.
+
+Randomness (``agents.streams``): a decision's key gives the tie-break noise (part 0), the seeds of
+its samples (part 1) and one key per sample (part 2), from which the rollout heuristic's decision
+keys are made (sample key × rollout step) — so a game's choice never depends on the batch.
 """
 
 from __future__ import annotations
@@ -24,9 +28,14 @@ import numpy as np
 from agents.base import Agent, Knob
 from agents.flight_tycoon.facts import Facts
 from agents.flight_tycoon.heuristic import HeuristicAgent
+from agents.streams import decision_keys
 from envs.flight_tycoon.core import FlightTycoonCore
 from envs.flight_tycoon.rules import FlightTycoonRules
 from envs.flight_tycoon.view import FlightTycoonView
+
+
+#: The parts of a decision's stream (``agents.streams``): tie-break noise, sample seeds, rollout keys.
+_NOISE, _SAMPLES, _ROLLOUTS = 0, 1, 2
 
 
 class SearchAgent(Agent):
@@ -72,9 +81,11 @@ class SearchAgent(Agent):
         self.heuristic.reset(seed)
         self.rollout_policy.reset(None if seed is None else seed + 1)
 
-    def act(self, observations: np.ndarray, masks: np.ndarray, view: FlightTycoonView | None = None) -> np.ndarray:
-        """Actions ``int64 (B,)`` for observations ``float32 (B, obs_size)``, masks ``bool (B, A)`` and
-        the ``FlightTycoonView`` of the same B games (``envs.view_of_env`` gives one for the AEC env)."""
+    def act(self, observations: np.ndarray, masks: np.ndarray, view: FlightTycoonView | None = None,
+            keys: np.ndarray | None = None) -> np.ndarray:
+        """Actions ``int64 (B,)`` for observations ``float32 (B, obs_size)``, masks ``bool (B, A)``, the
+        ``FlightTycoonView`` of the same B games (``envs.view_of_env`` gives one for the AEC env) and the
+        decision keys ``uint64 (B,)`` (``None``: the agents' generators)."""
         if view is None:
             raise ValueError("the search agent needs a look-ahead view: act(observations, masks, view) with an "
                              "envs.flight_tycoon.view.FlightTycoonView; train.evaluate.loop.play_games passes one, and "
@@ -84,7 +95,7 @@ class SearchAgent(Agent):
             raise ValueError(f"the view holds {view.batch_size} games, the masks {masks.shape[0]}")
         self._adopt(view.rules)
         scores = self.heuristic.scores(observations, masks)
-        scores += self.heuristic.noise * self.rng.random(scores.shape)
+        scores += self.heuristic.noise * self.uniform(keys, scores.shape, part=_NOISE)
         k = min(self.candidates, masks.shape[1])
         cand = np.argsort(-scores, axis=1, kind="stable")[:, :k]  # (B, k), the heuristic's best first
         valid = np.isfinite(np.take_along_axis(scores, cand, 1))
@@ -92,7 +103,7 @@ class SearchAgent(Agent):
         search = valid.sum(1) >= 2
         if not search.any():
             return best
-        values = self.evaluate(view, cand, valid & search[:, None])  # (B, samples, k); no rollouts where plain
+        values = self.evaluate(view, cand, valid & search[:, None], keys)  # (B, samples, k); none where plain
         gain = values - values[:, :, :1]  # paired with the heuristic's choice (same sample, same stream)
         mean = gain.mean(1)
         spread = gain.std(1) / np.sqrt(self.samples)
@@ -115,16 +126,19 @@ class SearchAgent(Agent):
             self._cores[view.rules] = FlightTycoonCore(view.rules, check_actions=False)
         return self._cores[view.rules]
 
-    def evaluate(self, view: FlightTycoonView, cand: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    def evaluate(self, view: FlightTycoonView, cand: np.ndarray, valid: np.ndarray,
+                 keys: np.ndarray | None = None) -> np.ndarray:
         """``float64 (B, samples, k)``: the value of candidate j of game i in sample s (0 where invalid).
 
-        ``cand`` int64 (B, k) actions, ``valid`` bool (B, k). Samples come from ``view.determinize`` only.
+        ``cand`` int64 (B, k) actions, ``valid`` bool (B, k); ``keys`` the decision keys ``uint64 (B,)``
+        (``None``: the agents' generators). Samples come from ``view.determinize`` only.
         """
         B, k = cand.shape
         S = self.samples
         core = self.core_for(view)
-        seeds = self.rng.integers(0, 2**62, size=B * S)
+        seeds = self.draws(keys, (B, S), _SAMPLES).reshape(-1)
         sampled = view.determinize(seeds, S)  # game i's samples are rows i·S … i·S + S − 1
+        sample_keys = None if keys is None else self.draws(keys, (B, S), _ROLLOUTS).reshape(-1)
         # the (sample, candidate) pairs to play: valid candidates only, a sample's candidates together
         sample, which = np.nonzero(np.repeat(valid, S, axis=0))
         game = sample // S
@@ -133,12 +147,16 @@ class SearchAgent(Agent):
             part = slice(start, start + self.chunk)
             branch = sampled.take(sample[part])
             core.step(branch, cand[game[part], which[part]])
-            values[sample[part], which[part]] = self.rollout(core, branch, view.seats[game[part]])
+            values[sample[part], which[part]] = self.rollout(
+                core, branch, view.seats[game[part]], None if sample_keys is None else sample_keys[sample[part]])
         return values.reshape(B, S, k)
 
-    def rollout(self, core: FlightTycoonCore, state, seat: np.ndarray) -> np.ndarray:
+    def rollout(self, core: FlightTycoonCore, state, seat: np.ndarray,
+                keys: np.ndarray | None = None) -> np.ndarray:
         """Play ``state`` (R games, modified) on with the heuristic in every seat; ``float64 (R,)``: each
-        game's value for its ``seat`` (absolute, int (R,)) at the end or after ``horizon`` decisions."""
+        game's value for its ``seat`` (absolute, int (R,)) at the end or after ``horizon`` decisions.
+        ``keys`` (``uint64 (R,)``, one per rollout; ``None``: the rollout heuristic's generator) key the
+        heuristic's decisions, step by step."""
         R = state.batch_size
         values = np.zeros(R)
         ids = np.arange(R)
@@ -152,9 +170,11 @@ class SearchAgent(Agent):
                 values[ids[done]] = self.value(core, state.take(done), seat[done])
                 keep = ~done
                 ids, seat, state = ids[keep], seat[keep], state.take(keep)
+                keys = None if keys is None else keys[keep]
             to_act = np.maximum(core.to_act(state), 0)
             facts = Facts.of_state(core, state, to_act)
-            core.step(state, policy.act_on(facts, core.legal_mask(state)))
+            step_keys = None if keys is None else decision_keys(0, keys, np.full(keys.size, steps))
+            core.step(state, policy.act_on(facts, core.legal_mask(state), step_keys))
             steps += 1
         values[ids] = self.value(core, state, seat)
         return values

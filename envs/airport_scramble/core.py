@@ -12,19 +12,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.airport_scramble.actions import KINDS, STEPS, STOP_EARLY, ActionLayout, explain_illegal
+from envs.airport_scramble.actions import KINDS, STOP_EARLY, explain_illegal
 from envs.airport_scramble.lines import choosable_lines, line_cells
-from envs.airport_scramble.observation import ObservationLayout, scaled
+from envs.airport_scramble.observation import scaled
 from envs.airport_scramble.position import LINE_CHOICE, TURN_ACTION, Position
 from envs.airport_scramble.rules import AirportScrambleRules
 from envs.airport_scramble.state import State
+from envs.airport_scramble.tables import ISOLATED, OCCUPIED, tables
 from envs.common import rng
 from envs.common.batch import flat, restore_state, save_state
 from envs.common.bits import BIT, kth_member, pack_set, set_size
-from envs.common.checks import IllegalActionError, check_actions, check_seeds
-
-_OCCUPIED = np.uint16(1 << 15)  # neighbour-bits flag of an occupied cell (the top bit)
-_ISOLATED = np.uint16(1 << 14)  # neighbour-bits flag of an empty cell with no neighbour
+from envs.common.checks import check_seeds, refuse_illegal, step_actions
 
 
 def _enumerate(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -73,125 +71,10 @@ class AirportScrambleCore:
             raise TypeError(f"rules must be an AirportScrambleRules, got {type(rules).__name__}")
         self.rules = rules
         self.check_actions = bool(check_actions)
-        comp = self.components = rules.components
-        self.actions = ActionLayout.of(rules)
-        self.observation = ObservationLayout(rules)
-        self.n_actions = self.actions.n_actions
-        self.obs_size = self.observation.size
-        self.index_kinds = self.actions.index_kinds()
-        G, F, N, nc = rules.grid_size, rules.face_up, comp.n_cards, comp.n_colors
-        self.G, self.F, self.N, self.T = G, F, N, comp.n_tickets
-        G2 = self.G2 = G * G
-        # Card tables indexed by card id; index N (reached by id -1) is "no card".
-        h = np.array(comp.card_h, np.int64)
-        v = np.array(comp.card_v, np.int64)
-        self.h_bits = np.append(1 << h, 0).astype(np.uint16)
-        self.v_bits = np.append(1 << (v + nc), 0).astype(np.uint16)
-        self.slot_misfit = ~(self.h_bits | self.v_bits)  # card fits a cell iff (cell nb & misfit) == 0
-        colour = self.observation.color_values
-        pairs = np.zeros((256, 2), np.float32)  # by card id as uint8 (255 = -1 = no card): (H, V) values
-        pairs[:N, 0], pairs[:N, 1] = colour[h + 1], colour[v + 1]
-        self.hv_values = pairs.view(np.uint64).ravel()
-        self.place_scale = np.float32(self.observation.place_scale)
-        self.origin = np.array(comp.ticket_origin, np.int64)
-        self.destination = np.array(comp.ticket_destination, np.int64)
-        self.turns = np.array(rules.turns_on_die, np.int8)  # AS-3: the card's turns plus the bonus
-        # Cell tables; off-grid neighbours are the scratch cell G² (written, never read).
-        cells = np.arange(G2)
-        rows, cols = cells // G, cells % G
-        self.centre = (G // 2) * G + G // 2
-        self.neighbour = np.zeros((G2, 4), np.int64)
-        self.ray = np.zeros((G2, 4, G), np.int64)  # cells 1..G steps away (the last is always off-grid)
-        for d, (dr, dc) in enumerate(STEPS):
-            for j in range(1, G + 1):
-                rr, cc = rows + dr * j, cols + dc * j
-                inside = (rr >= 0) & (rr < G) & (cc >= 0) & (cc < G)
-                self.ray[:, d, j - 1] = np.where(inside, rr * G + cc, G2)
-            self.neighbour[:, d] = self.ray[:, d, 0]
-        self.cell_row, self.cell_col = rows, cols
-        self.position_bit = (1 << np.arange(G)).astype(np.uint16)
-        # What a card demands of its (N, E, S, W) neighbours: V, H, V, H colour bits (row N: no card).
-        self.neighbour_demand = np.stack([self.v_bits, self.h_bits, self.v_bits, self.h_bits], axis=1)
-        # AS-8 runs along a row or column with occupancy ``bits`` from position p:
-        # run_after[bits * G + p] counts the ones at p+1, p+2, ...; run_before those at p-1, p-2, ...
-        bits = np.arange(2**G)[:, None]
-        position = np.arange(G)[None, :]
-        self.run_after = np.zeros((2**G, G), np.uint8)
-        self.run_before = np.zeros((2**G, G), np.uint8)
-        after = np.ones((2**G, G), bool)
-        before = np.ones((2**G, G), bool)
-        for j in range(1, G):
-            up, down = position + j, position - j
-            after &= (up < G) & ((bits >> np.minimum(up, G - 1)) & 1 == 1)
-            before &= (down >= 0) & ((bits >> np.maximum(down, 0)) & 1 == 1)
-            self.run_after += after
-            self.run_before += before
-        self.run_after, self.run_before = self.run_after.ravel(), self.run_before.ravel()
-        self.nb_template = np.full(G2 + 1, _ISOLATED, np.uint16)
-        self.nb_template[G2] = _OCCUPIED  # the scratch cell: never cleared (only _ISOLATED is), never open
-        # AS-8: legal distances 1..G-1 given the reach (0..G-1) and whether stopping early is affordable.
-        distance = np.arange(1, G)
-        reach = np.arange(G)[:, None, None]
-        early_ok = np.array([False, True])[None, :, None]
-        self.fly_table = ((distance <= reach) & ((distance == reach) | early_ok)).reshape(2 * G, G - 1)
-        # AS-15 relocation: for each cell, every cell by (Manhattan distance, row, column).
-        dist = np.abs(rows[:, None] - rows[None, :]) + np.abs(cols[:, None] - cols[None, :])
-        grid_rows, grid_cols = np.broadcast_to(rows, (G2, G2)), np.broadcast_to(cols, (G2, G2))
-        self.nearest = np.lexsort((grid_cols, grid_rows, dist)).astype(np.int64)
-        # AS-10 replace masks m = 1 .. 2^F-1; ``replace_slots[m]`` lists m's slots in order, then -1s.
-        masks = np.arange(1, 2**F)
-        self.replace_masks = masks
-        self.replace_count = np.array([0] + [bin(m).count("1") for m in masks])
-        self.replace_allowed = self.replace_count[1:] <= rules.max_replace
-        self.replace_slots = np.full((2**F, F), -1, np.int64)
-        for m in masks:
-            chosen = [i for i in range(F) if m >> i & 1]
-            self.replace_slots[m, : len(chosen)] = chosen
-        self.slot_bits = (1 << np.arange(F)).astype(np.int64)
-        self.slot_columns = (np.arange(F) * G2)[:, None]  # offset of slot s's block among the play actions
-        # AS-10 legality by (filled slots bitmask, min(deck size, F), points >= replace_cost):
-        filled = np.arange(2**F)[:, None, None, None]
-        deck = np.arange(F + 1)[None, :, None, None]
-        affordable = np.array([False, True])[None, None, :, None]
-        self.replace_table = (
-            ((masks & ~filled) == 0) & self.replace_allowed & (self.replace_count[1:] <= deck) & affordable
-        ).reshape(-1, 2**F - 1)
+        # The tables, read as the core's own attributes (one attribute lookup each in the hot path).
+        self.tables = tables(rules)
+        vars(self).update(vars(self.tables))
         self._cache: dict = {}  # small per-batch-size tables (see _steps, _rows_of)
-        blocks = self.observation.blocks
-        self.obs_start = {name: block.start for name, block in blocks.items()}
-        at = self.obs_start
-        # observe zeroes the one-hot blocks and writes single ones; the slots' and the ticket's colours
-        # (written in full) join the zeroed ranges so that they merge into fewer, longer ones.
-        zeroed = ["plane", "origin_cell", "destination_cell", "slot_hv", "slot_origin", "slot_destination",
-                  "origin_hv", "destination_hv", "origin_place", "destination_place"]
-        ranges = sorted((blocks[name].start, blocks[name].stop) for name in zeroed)
-        self.one_hot_ranges = []  # adjacent blocks merged
-        for start, stop in ranges:
-            if self.one_hot_ranges and self.one_hot_ranges[-1][1] == start:
-                start = self.one_hot_ranges.pop()[0]
-            self.one_hot_ranges.append((start, stop))
-        # Observation of the ticket's two ends (origin, destination). By ticket (row T, reached by -1:
-        # no ticket): the two cards, and their (H, V) colour values as float32 pairs.
-        self.ticket_cards = np.zeros((self.T + 1, 2), np.int64)
-        self.ticket_cards[: self.T, 0], self.ticket_cards[: self.T, 1] = self.origin, self.destination
-        self.ticket_hv = np.zeros((self.T + 1, 2), np.uint64)
-        self.ticket_hv[: self.T] = self.hv_values[self.ticket_cards[: self.T]]
-        # The three one-hot columns (cell, slot, place) of end e at code c = 1 + location (0 in the
-        # deck, 1 + cell in play, 1 + G² + slot face up) or ``no_ticket_code``; columns with nothing to
-        # mark point at the die column, which is written afterwards. Row e * K + c.
-        K = G2 + F + 2
-        self.ticket_code_offset = np.array([1, K + 1])  # added to the locations of the two ends
-        self.no_ticket_code = np.array([K - 1, 2 * K - 1])
-        self.ticket_one_hot = np.full((2 * K, 3), at["die"], np.int64)
-        ends = [("origin_cell", "slot_origin", "origin_place"),
-                ("destination_cell", "slot_destination", "destination_place")]
-        for e, (cell_seg, slot_seg, place_seg) in enumerate(ends):
-            table = self.ticket_one_hot[e * K : (e + 1) * K]
-            table[0, 2] = at[place_seg] + 2  # in the deck
-            table[1 : G2 + 1, 0] = at[cell_seg] + np.arange(G2)
-            table[1 : G2 + 1, 2] = at[place_seg]
-            table[G2 + 1 : G2 + F + 1, 1] = at[slot_seg] + np.arange(F)
-            table[G2 + 1 : G2 + F + 1, 2] = at[place_seg] + 1
         self.start = self._start_tables()
 
     def _start_tables(self) -> State:
@@ -287,10 +170,30 @@ class AirportScrambleCore:
         s.done[games] = False
         count = min(self.F - 1, self.N - 2)  # slots 1..F-1 in order; a slot stays empty if the deck is
         if count > 0:
-            row, j, card = self._draw(s, games, np.full(n, count), s.deck_bits, s.deck)
-            g = games[row]
-            flat(s.slots)[g * self.F + 1 + j] = card
-            flat(s.location)[g * self.N + card] = self.G2 + 1 + j
+            self._deal_slots(s, games, t, count)
+
+    def _deal_slots(self, s: State, games: np.ndarray, t: np.ndarray, count: int) -> None:
+        """AS-6: slots 1..count of the new games ``games`` (int64 (n,)), first ticket ``t`` (n,), drawn
+        as ``_draw`` would draw them one by one (draw j: the k_j-th remaining card by id, counter 1 + j),
+        all at once: the ranks among the start deck are the permutation prefix with Lehmer code k,
+        decoded right to left (a later draw moves up past every earlier card at or below it)."""
+        n, N = len(games), self.N
+        words = np.take(self.start.deck_bits, t, axis=0)  # (n, W): every game's deck is its table's
+        j = np.arange(count)
+        values = rng.stream_array(s.key[games][:, None], 1 + j)  # (n, count)
+        rank = rng.draw_below_array(values, set_size(words)[:, None] - j)
+        for i in range(count - 2, -1, -1):
+            later = rank[:, i + 1:]
+            later += later >= rank[:, i:i + 1]
+        card = kth_member(np.repeat(words, count, axis=0), rank.reshape(-1)).reshape(n, count)
+        s.slots[games, 1 : count + 1] = card
+        flat(s.location)[(games * N)[:, None] + card] = self.G2 + 1 + j
+        flat(s.deck)[(games * N)[:, None] + card] = False
+        if words.shape[1] == 1:
+            s.deck_bits[games, 0] = words[:, 0] & ~np.bitwise_or.reduce(BIT[card], axis=1)
+        else:
+            s.deck_bits[games] = pack_set(s.deck[games])
+        s.counter[games] += count
 
     def reseed(self, state: State, seeds) -> None:
         """Give every game a fresh random stream (key from ``seeds``, counter 0); the table is kept."""
@@ -430,10 +333,10 @@ class AirportScrambleCore:
         flat(s.cell_values.view(np.uint64))[games * G2 + cells] = self.hv_values[cards]
         nb = flat(s.nb)
         at = games * (G2 + 1) + cells
-        nb[at] = nb[at] & ~_ISOLATED | _OCCUPIED
+        nb[at] = nb[at] & ~ISOLATED | OCCUPIED
         # N and S neighbours see the card's V colour, E and W its H colour (off-grid: the scratch cell).
         at = np.take(self.neighbour.T, cells, axis=1) + games * (G2 + 1)  # (4, n): not (n, 4), a short last axis
-        nb[at] = nb[at] & ~_ISOLATED | np.take(self.neighbour_demand.T, cards, axis=1)
+        nb[at] = nb[at] & ~ISOLATED | np.take(self.neighbour_demand.T, cards, axis=1)
 
     def _placed_cells(self, grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The ``placed`` and ``n_placed`` fields computed from scratch for grids ``int8 (n, G, G)``."""
@@ -447,9 +350,9 @@ class AirportScrambleCore:
         ids[:, 1:-1, 1:-1] = grid
         h, v = self.h_bits[ids], self.v_bits[ids]
         bits = h[:, 1:-1, :-2] | h[:, 1:-1, 2:] | v[:, :-2, 1:-1] | v[:, 2:, 1:-1]
-        bits |= (grid >= 0) * _OCCUPIED
-        bits |= (bits == 0) * _ISOLATED
-        nb = np.full((n, self.G2 + 1), _OCCUPIED, np.uint16)  # the scratch cell as in nb_template
+        bits |= (grid >= 0) * OCCUPIED
+        bits |= (bits == 0) * ISOLATED
+        nb = np.full((n, self.G2 + 1), OCCUPIED, np.uint16)  # the scratch cell as in nb_template
         nb[:, : self.G2] = bits.reshape(n, -1)
         return nb
 
@@ -505,26 +408,21 @@ class AirportScrambleCore:
         np.take(self.fly_table, row, axis=0, out=fly, mode="clip")
         mask[:, L.play_offset : L.wait] = False
         # AS-9 play: the cell is empty, next to a card, and every neighbour's colour matches. Only the
-        # few open cells (empty, not isolated: no flag bit set) are tested against the slots' cards.
-        # The open cells are found around the cards in play (a cell next to several comes up several
-        # times, which only sets its entries more than once); 1-D index arrays, as numpy's boolean
-        # indexing and nonzero are slow on large or 2-D arrays.
-        game, i = _enumerate(s.n_placed)
-        placed = flat(s.placed)[game * G2 + i]
-        cells = np.take(self.neighbour.T, placed, axis=1).reshape(-1)  # 4 per card; off-grid: G²
-        game = np.tile(game, 4)
-        demand = flat(s.nb)[game * (G2 + 1) + cells]
-        is_open = np.flatnonzero(demand < _ISOLATED)  # empty, not isolated (scratch cells read occupied)
-        game, cell, demand = game[is_open], cells[is_open], demand[is_open]
+        # few open cells (empty, not isolated: no flag bit set) are tested against the slots' cards,
+        # found by one scan of the neighbour bits (each once; 1-D index arrays from here on).
+        nb = flat(s.nb)
+        at = np.flatnonzero(nb < ISOLATED)  # empty, not isolated (scratch cells read occupied)
+        game = at // (G2 + 1)  # (not np.divmod: several times slower than // by a scalar)
+        demand = nb[at]
         # Slot-major (F, open cells) arrays: numpy is slow on short last axes and on fancy row indexing.
         fits = (np.take(self.slot_misfit[s.slots.T], game, axis=1) & demand) == 0  # (F, open cells)
-        column = (L.play_offset + cell) + self.slot_columns  # play (slot, cell)
         rows, stride = self._rows_of(mask)
         if rows is None:
+            column = (L.play_offset + at - game * (G2 + 1)) + self.slot_columns  # play (slot, cell)
             mask[np.broadcast_to(game, column.shape), column] = fits
-        else:
-            column += game * stride
-            rows[column] = fits  # (all (slot, open cell) entries, so no nonzero pass is needed)
+        else:  # play (slot, cell) of game g at g * stride + play_offset + slot * G2 + cell, cell = at - g (G2 + 1)
+            rows[(at + game * (stride - G2 - 1) + L.play_offset) + self.slot_columns] = fits
+        # (all (slot, open cell) entries, so no nonzero pass is needed)
         # AS-10 replace: only non-empty slots, at most max_replace, the deck must hold as many.
         row = (s.slots >= 0) @ self.slot_bits * (2 * F + 2)
         row += np.minimum(set_size(s.deck_bits), F) * 2
@@ -550,7 +448,10 @@ class AirportScrambleCore:
         """``float32 (B, obs_size)`` as laid out in ``ObservationLayout`` (docs/airport_scramble.md).
 
         ``seat``: None or 0 (an int or integers (B,)): the one seat of this solo game.
-        ``out``: optional preallocated ``float32 (B, obs_size)`` array to write into.
+        ``out``: optional preallocated ``float32 (B, obs_size)`` array to write into. Reused step
+        after step, only what changed is written: the one-hot entries the previous call set in it are
+        cleared instead of zeroing their blocks — so write nothing into ``out`` between calls (copy
+        what you hand on), or pass a fresh buffer.
         """
         if seat is not None and np.any(np.asarray(seat) != 0):
             raise ValueError(f"Airport Scramble has one seat: seat must be None or 0, got {seat!r}")
@@ -559,12 +460,17 @@ class AirportScrambleCore:
         obs = np.empty((B, self.obs_size), np.float32) if out is None else out
         o = obs if obs.flags.c_contiguous else np.empty((B, self.obs_size), np.float32)
         at = self.obs_start
-        for start, stop in self.one_hot_ranges:  # every other value is written in full below
-            o[:, start:stop] = 0
-        o[:, at["cell_hv"] : at["cell_hv"] + 2 * G2] = s.cell_values
         ones = o.reshape(-1)
+        marked = self._cache.get("marks")
+        if out is not None and o is obs and marked is not None and marked[0] is obs:
+            ones[marked[1]] = 0  # the one-hots set last time in this buffer: every other value is rewritten
+        else:
+            for start, stop in self.one_hot_ranges:  # every other value is written in full below
+                o[:, start:stop] = 0
+        o[:, at["cell_hv"] : at["cell_hv"] + 2 * G2] = s.cell_values
         base = self._steps(B, self.obs_size)
-        ones[base + (at["plane"] + s.plane)] = 1
+        plane = base + (at["plane"] + s.plane)
+        ones[plane] = 1
         hv = np.take(self.hv_values, s.slots.view(np.uint8).astype(np.intp))
         o[:, at["slot_hv"] : at["slot_hv"] + 2 * F] = hv.view(np.float32)
         # Where the ticket's origin and destination are: their one-hot columns from a table by
@@ -577,6 +483,8 @@ class AirportScrambleCore:
         columns = np.take(self.ticket_one_hot.T, code, axis=1)  # (3, 2, B)
         columns += base
         ones[columns] = 1
+        if out is not None and o is obs:
+            self._cache["marks"] = (obs, np.concatenate([plane, columns.reshape(-1)]))
         o[:, at["origin_hv"] : at["origin_hv"] + 4] = np.take(self.ticket_hv, t, axis=0).view(np.float32)
         # die .. score, contiguous in the layout: gathered in a small array, then written in one pass
         # over the observation's rows (a pass per value costs more than the values themselves).
@@ -608,16 +516,11 @@ class AirportScrambleCore:
         out-of-range action raises ``ValueError`` and an illegal one :class:`IllegalActionError`
         (before any game is stepped); without, every action must be legal (see ``legal_mask``).
         """
-        s, L = state, self.actions
+        s = state
         B = s.batch_size
+        a = step_actions(actions, B, self.n_actions, ~s.done, check_range=self.check_actions)
         if self.check_actions:
-            a = check_actions(actions, B, self.n_actions, live=~s.done)
             self._refuse_illegal(s, a)
-        else:
-            a = np.asarray(actions)
-            if a.shape != (B,) or a.dtype.kind not in "iu":
-                raise ValueError(f"actions must be integers of shape ({B},), got {a.dtype} {a.shape}")
-            a = a.astype(np.int64, copy=False)
         rewards = np.zeros((B, 1), np.float32)
         self._apply(s, a, rewards[:, 0])
         return rewards
@@ -626,12 +529,9 @@ class AirportScrambleCore:
         """``IllegalActionError`` naming the first unfinished game whose action ``a`` (int64 (B,),
         in range where the game is on) is illegal, the action and why."""
         legal = self.legal_mask(s)[np.arange(s.batch_size), np.clip(a, 0, self.n_actions - 1)] | s.done
-        if not legal.all():
-            game = int(np.flatnonzero(~legal)[0])
-            action = int(a[game])
-            raise IllegalActionError(f"Airport Scramble game {game}: action {action} "
-                                     f"({self.actions.describe(action)}) is illegal: "
-                                     f"{self.explain_illegal(s, game, action)}")
+        refuse_illegal(legal, lambda game: f"Airport Scramble game {game}: action {int(a[game])} "
+                                           f"({self.actions.describe(int(a[game]))}) is illegal: "
+                                           f"{self.explain_illegal(s, game, int(a[game]))}")
 
     def _apply(self, s: State, a: np.ndarray, rewards: np.ndarray) -> None:
         """``step`` on checked actions ``a`` (int64 (B,)), adding each game's reward to ``rewards``

@@ -52,7 +52,7 @@ def metrics(rules: AirportScrambleRules | None = None) -> tuple[Metric, ...]:
         Metric("won", "games won: every ticket completed, the ticket deck empty (the other end cause is a "
                "failed ticket)", "share of games", "AS-13, AS-14, AS-16", kind="share"),
         Metric("turns", "turns played in the game (a turn ends when its action points are spent)", "turns",
-               "AS-7, AS-13", headline=True),
+               "AS-7, AS-13", headline=True, plot="histogram"),
         Metric("decisions", "decisions taken in the game (turn actions and line choices)", "decisions",
                "AS-18"),
         Metric("turns_per_ticket", "turns used per completed ticket, the turn of completion included "
@@ -67,16 +67,16 @@ def metrics(rules: AirportScrambleRules | None = None) -> tuple[Metric, ...]:
                kind="share", columns=SCORE_COLUMNS, plot="distribution"),
         Metric("ticket_completion", "completion rate of each ticket: completed / attempted, where a ticket is "
                "attempted once it is the current ticket", "share of attempts", "AS-3, AS-12, AS-13",
-               columns=ticket_labels(rules)),
+               kind="rate", columns=ticket_labels(rules)),
         Metric("completion_by_turns", "completion rate of tickets by their turns (the card's plus "
-               "ticket_turn_bonus)", "share of attempts", "AS-3, AS-13", columns=TICKET_TURN_COLUMNS),
+               "ticket_turn_bonus)", "share of attempts", "AS-3, AS-13", kind="rate", columns=TICKET_TURN_COLUMNS),
         Metric("action_mix", "share of decisions of each kind (a flight short of the reach is stop_early)",
-               "share of decisions", "AS-8, AS-9, AS-10, AS-11, AS-15", columns=KINDS),
+               "share of decisions", "AS-8, AS-9, AS-10, AS-11, AS-15", kind="rate", columns=KINDS),
         Metric("action_mix_by_ticket_turn", "share of decisions of each kind in turn k of the current ticket "
                "(a line choice counts in turn 1 of the ticket drawn after it)", "share of decisions",
-               "AS-3, AS-8…AS-11, AS-13, AS-15", rows=TICKET_TURN_ROWS, columns=KINDS, plot="stacked"),
+               "AS-3, AS-8…AS-11, AS-13, AS-15", kind="rate", rows=TICKET_TURN_ROWS, columns=KINDS, plot="stacked"),
         Metric("action_mix_by_stage", "share of decisions of each kind by tickets completed so far",
-               "share of decisions", "AS-8…AS-11, AS-15, AS-16", rows=STAGE_ROWS, columns=KINDS),
+               "share of decisions", "AS-8…AS-11, AS-15, AS-16", kind="rate", rows=STAGE_ROWS, columns=KINDS),
         Metric("cards_in_play_by_turn", "airport cards on the table at the end of turn k, over the games "
                "still going then", "cards", "AS-5, AS-9, AS-15", columns=TURN_COLUMNS, plot="curve"),
     )
@@ -92,6 +92,8 @@ CATALOGUE = Catalogue(
     deal_options=("edition", "grid_size", "face_up", "n_colors", "plain_per_color", "hubs", "n_tickets",
                   "ticket_turns", "deck_seed"),
     skill_gap="score",
+    # the heuristic, and the search at a budget that plays a 2,000-game compare of two variants in minutes
+    judges=("heuristic", "search:candidates=2,rollouts=1,horizon=10"),
     # what `aerodeck tune` found for a heuristic mean score between 3 and 5 tickets with a large skill gap
     # to random (docs/designers.md); `aerodeck run` ends by comparing it with the standard edition
     showcase=("action_points=4", "face_up=6", "max_replace=3", "ticket_turn_bonus=3"),

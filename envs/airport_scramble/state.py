@@ -30,7 +30,7 @@ class State(BatchedState):
     ``deck_bits`` uint64 (B, ceil(N / 64)) and ``ticket_bits`` uint64 (B, 1) the two decks as bitsets
     (bit i of word w: card / ticket 64 w + i), for O(1) counts and draws; ``placed`` int16 (B, G²) the
     cells holding a card, in no particular order, its first ``n_placed`` int16 (B,) entries valid (the
-    rest are stale), so that the cells next to the network are found without scanning every cell.
+    rest are stale; the legal mask no longer reads them: it scans ``nb``).
     """
 
     key: np.ndarray

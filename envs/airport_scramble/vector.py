@@ -20,10 +20,12 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from envs.airport_scramble.core import AirportScrambleCore
-from envs.airport_scramble.env import ILLEGAL_REWARD, ON_ILLEGAL, RENDER_MODES, check_mode, illegal_message, make_rules
+from envs.airport_scramble.env import RENDER_MODES, illegal_message, make_rules
 from envs.airport_scramble.render import render_ansi, render_rgb
 from envs.airport_scramble.rules import AirportScrambleRules
-from envs.common.checks import MAX_SEED, IllegalActionError, check_actions, check_seed, check_seeds
+from envs.common.checks import (
+    ILLEGAL_REWARD, MAX_SEED, ON_ILLEGAL, check_actions, check_choice, check_seed, check_seeds, illegal_policy,
+)
 
 
 @dataclasses.dataclass
@@ -46,7 +48,7 @@ class BatchGames:
     def __init__(self, rules: AirportScrambleRules, num_envs: int, on_illegal: str = "terminate") -> None:
         if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        check_mode("on_illegal", on_illegal, ON_ILLEGAL)
+        check_choice("on_illegal", on_illegal, ON_ILLEGAL)
         self.rules = rules
         self.core = AirportScrambleCore(rules, check_actions=False)  # checked here, against the masks
         self.num_envs = n = int(num_envs)
@@ -92,10 +94,11 @@ class BatchGames:
         n = self.num_envs
         actions = check_actions(actions, n, self.core.n_actions)
         legal = self.mask[np.arange(n), actions]
-        illegal = {int(row): f"env {row}: {illegal_message(self.core, self.state, row, int(actions[row]))}"
+        illegal = {int(row): f"env {row}: " + illegal_message(self.core.actions, int(actions[row]),
+                                                              self.core.explain_illegal(self.state, row, int(actions[row])))
                    for row in np.flatnonzero(~legal)}
-        if illegal and self.on_illegal == "raise":
-            raise IllegalActionError("; ".join(illegal.values()))
+        if illegal:
+            illegal_policy(self.on_illegal, "; ".join(illegal.values()))
         if illegal:
             self.state.done[list(illegal)] = True  # the game ends before the step; it ignores its action
         rewards = self.core.step(self.state, actions)[:, 0]
@@ -134,7 +137,7 @@ class BatchGames:
 
 def batch_games(num_envs, on_illegal, render_mode, rules, rule_options) -> BatchGames:
     """The :class:`BatchGames` behind a vector env, its arguments checked."""
-    check_mode("render_mode", render_mode, (None, *RENDER_MODES))
+    check_choice("render_mode", render_mode, (None, *RENDER_MODES))
     return BatchGames(make_rules(rules, rule_options), num_envs, on_illegal)
 
 

@@ -51,6 +51,17 @@ def unpack_bits(words: np.ndarray, width: int = 64) -> np.ndarray:
     return raw.view(bool)
 
 
+def unpack_words(words: np.ndarray) -> np.ndarray:
+    """``uint64 (...)`` → ``uint8 (..., 64)``: all 64 bits of each word as 0 / 1, lowest first.
+
+    One 1-D ``np.unpackbits`` pass: several times faster than :func:`unpack_bits`'s unpack along a
+    short last axis with a ``count``; slice the bits wanted (``[..., :width]``) from the result."""
+    words = np.ascontiguousarray(words, dtype=np.uint64)
+    if not _LITTLE:
+        words = words.byteswap()
+    return np.unpackbits(words.view(np.uint8).reshape(-1), bitorder="little").reshape(*words.shape, 64)
+
+
 def popcount(words: np.ndarray) -> np.ndarray:
     """The number of items in each packed set (``int64``, same shape)."""
     return np.bitwise_count(np.asarray(words, dtype=np.uint64)).astype(np.int64)

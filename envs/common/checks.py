@@ -1,4 +1,5 @@
-"""The one seed check and the one action check of every entry point (cores, envs, VecEnvs, CLI).
+"""The one seed check, the one action check and the one step preamble of every entry point (cores,
+envs, VecEnvs, CLI), and the environments' shared options (``on_illegal``, rules plus rule options).
 
 Seeds: Python or numpy integers in ``[0, 2**64)``; anything else (floats, bools, NaN, strings,
 negative or too large numbers) is refused with the same message everywhere. Actions: a Python or
@@ -84,3 +85,61 @@ def check_actions(actions, batch_size: int, n_actions: int, live: np.ndarray | N
         bad = int(np.flatnonzero(out)[0])
         raise ValueError(f"game {bad}: action must be an integer in 0..{n_actions - 1}, got {int(a[bad])}")
     return a
+
+
+def step_actions(actions, batch_size: int, n_actions: int, live: np.ndarray | None = None,
+                 check_range: bool = True) -> np.ndarray:
+    """The step preamble of every core: ``int64 (B,)`` from integer actions of shape ``(B,)``
+    (``ValueError`` otherwise); with ``check_range`` each live one must lie in ``[0, n_actions)``
+    (:func:`check_actions`), without (trusted callers, ``check_actions=False`` cores) only the shape
+    and dtype are looked at."""
+    if check_range:
+        return check_actions(actions, batch_size, n_actions, live)
+    a = np.asarray(actions)
+    if a.shape != (batch_size,) or a.dtype.kind not in "iu":
+        raise ValueError(f"actions must be integers of shape ({batch_size},) in 0..{n_actions - 1}, "
+                         f"got {a.dtype} {a.shape}")
+    return a.astype(np.int64, copy=False)
+
+
+def refuse_illegal(legal: np.ndarray, explain) -> None:
+    """``IllegalActionError`` for the first game whose action is not ``legal`` (``bool (B,)``, True
+    for finished games), with the message ``explain(game)`` (naming the game, the action and why)."""
+    if not legal.all():
+        raise IllegalActionError(explain(int(np.flatnonzero(~legal)[0])))
+
+
+# --- the environments' options --------------------------------------------------------------------
+
+#: What an environment does with a well-formed action the rules forbid (option ``on_illegal``):
+#: ``terminate`` — the episode ends, the offender gets :data:`ILLEGAL_REWARD` and the reason in its
+#: ``info["illegal_action"]``; ``raise`` — :class:`IllegalActionError` naming the action and why.
+ON_ILLEGAL = ("terminate", "raise")
+#: The offender's reward when ``on_illegal="terminate"`` ends an episode.
+ILLEGAL_REWARD = -1.0
+
+
+def check_choice(name: str, value, allowed: tuple) -> None:
+    """``ValueError`` naming the argument unless ``value`` is one of ``allowed``."""
+    if value not in allowed:
+        raise ValueError(f"{name}={value!r} is not allowed: {name} must be one of {', '.join(map(str, allowed))}")
+
+
+def illegal_policy(on_illegal: str, message: str) -> None:
+    """Apply ``on_illegal`` to an illegal action: raise :class:`IllegalActionError` (``message``)
+    under ``raise``; return under ``terminate`` (the caller ends the episode with
+    :data:`ILLEGAL_REWARD` and ``message`` in the offender's info)."""
+    if on_illegal == "raise":
+        raise IllegalActionError(message)
+
+
+def rules_with_options(rules_class: type, rules, options: dict):
+    """The rules object of an environment: ``rules`` (default: ``rules_class()``) with the keyword
+    rule ``options`` applied on top (``rules.replace(**options)``, checked by the rules class).
+    ``TypeError`` if ``rules`` is not a ``rules_class``."""
+    if rules is None:
+        return rules_class.from_options(options)
+    if not isinstance(rules, rules_class):
+        name = rules_class.__name__
+        raise TypeError(f"rules must be {'an' if name[0] in 'AEIOU' else 'a'} {name}, got {type(rules).__name__}")
+    return rules.replace(**options) if options else rules

@@ -2,10 +2,11 @@
 
 Each game folder has ``metrics.py`` with one :class:`Catalogue` (named by ``GameSpec.metrics``): the
 :class:`Metric` definitions and a recorder class. A recorder watches games being played — the play
-loop calls ``on_start(core, state, games)`` when a chunk of games starts and ``on_step(core, state,
-actions, rewards, games)`` after each batched step (``state`` as it is after the step; ``games``:
-the indices, within the recorder's games, of the state's rows, so rows may be dropped or reordered
-between calls) — and ``result()`` gives, per metric, a numerator and a denominator per game.
+loop calls ``on_start(core, state, games)`` when games are dealt (``state`` holding just those games:
+the first batch, then each refill of finished rows) and ``on_step(core, state, actions, rewards, games)``
+after each batched step (``state`` as it is after the step; ``games``: the indices, within the
+recorder's games, of the state's rows, so rows may be dropped, reordered or dealt new games between
+calls) — and ``result()`` gives, per metric, a numerator and a denominator per game.
 
 Every metric is a ratio of sums over games, ``Σ numerator / Σ denominator``: a plain per-game mean
 has denominator 1 (0 where the metric is undefined in that game), a rate such as completions per
@@ -20,12 +21,14 @@ import importlib
 
 
 #: How a metric's values are summarised: ``mean`` (a per-game value or a ratio of per-game sums, t
-#: intervals by the delta method) or ``share`` (a 0/1 or fractional share per game: Wilson intervals).
-KINDS = ("mean", "share")
+#: intervals by the delta method), ``share`` (a 0/1 or fractional share per game: Wilson intervals) or
+#: ``rate`` (a ratio of counts in [0, 1], e.g. completions per attempt: bootstrap intervals over games).
+KINDS = ("mean", "share", "rate")
 #: How the report draws a breakdown besides its table (a compared plain metric is always drawn as
 #: bars per variant with error bars): a distribution, a heat map of variants × columns, stacked bars
-#: of rows × columns, or a curve over the columns.
-PLOTS = ("distribution", "heatmap", "stacked", "curve")
+#: of rows × columns, a curve over the columns, or (a plain per-game count such as the score or the game's
+#: length) a histogram of its per-game values.
+PLOTS = ("distribution", "heatmap", "stacked", "curve", "histogram")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,6 +53,12 @@ class Metric:
     headline: bool = False
     #: How the report draws a breakdown (see ``PLOTS``); ``None``: its table only.
     plot: str | None = None
+    #: A share of the win by seat position: each column's fair value is 1/n (n players), and the report
+    #: tests it against that as well as against the base.
+    seat_share: bool = False
+    #: Columns equal by definition to another metric, as ``(column label, metric name)`` pairs: compared
+    #: once only (under that metric when it is compared), so no change counts twice in the Holm family.
+    same_as: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -58,6 +67,11 @@ class Metric:
             raise ValueError(f"metric {self.name!r}: plot must be one of {PLOTS}, got {self.plot!r}")
         if self.rows and not self.columns:
             raise ValueError(f"metric {self.name!r}: rows need columns")
+        if self.plot == "histogram" and self.columns:
+            raise ValueError(f"metric {self.name!r}: a histogram is drawn for a plain metric (no columns)")
+        unknown = [label for label, _ in self.same_as if label not in self.labels]
+        if unknown:
+            raise ValueError(f"metric {self.name!r}: same_as names columns it lacks: {unknown}; columns: {self.labels}")
 
     @property
     def width(self) -> int:
@@ -84,8 +98,8 @@ class Catalogue:
     recorder: str
     #: The agents ``aerodeck compare`` plays when none is named (a ladder that runs in reasonable time).
     default_agents: tuple[str, ...]
-    #: Rule options whose change changes the deal (the cards dealt for the same seed): variants that
-    #: differ in one are compared unpaired.
+    #: Rule options whose change changes the deal (the cards dealt for the same seed): the report says so
+    #: (the games still pair: game i is played on seed i under every variant).
     deal_options: tuple[str, ...]
     #: The metric the skill gap is read from: in a solo game its difference between the first and the
     #: second agent on the same deals; in a multi-player game its value in the table mixing them.
@@ -93,6 +107,9 @@ class Catalogue:
     #: ``"module:function"``: ``function(rules)`` gives the metrics labelled for those rules (breakdowns
     #: such as "by ticket" depend on the edition); ``None``: ``metrics`` fit every rules object.
     metrics_for: str | None = None
+    #: The agents whose verdicts ``aerodeck compare`` sets side by side when none are named (``--judges``):
+    #: the heuristic and the cheapest agent that adapts to the rules by itself (a small search).
+    judges: tuple[str, ...] = ()
     #: Rule options (``key=value``) of a variant worth showing: ``aerodeck run`` ends by comparing it with
     #: the rules in use (e.g. the variant ``aerodeck tune`` found, ``docs/designers.md``); empty: none.
     showcase: tuple[str, ...] = ()

@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from envs.common.batch import flat, restore_state, save_state
-from envs.common.bits import BELOW, kth_bit, popcount, unpack_bits
-from envs.common.checks import IllegalActionError, check_actions, check_seeds
+from envs.common.bits import BELOW, kth_bit, popcount, unpack_bits, unpack_words
+from envs.common.checks import check_seeds, refuse_illegal, step_actions
 from envs.common.rng import draw_below_array, game_keys, stream_array
 from envs.flight_tycoon.actions import ActionLayout, illegal_reason
 from envs.flight_tycoon.knowledge import sample_hidden
@@ -108,7 +108,10 @@ class FlightTycoonCore:
         self._per_vp = inverse(lay.vp_scale)
         self._per_token = inverse(lay.token_scale)
         self._off = {name: b.start for name, b in lay.blocks.items()}
-        self._zero_from = (lay["laid"].start, lay["towers"].stop, lay["decision"].start, lay["turn_outcome"].stop)
+        self._zero_from = (lay["towers"].start, lay["towers"].stop, lay["decision"].start, lay["turn_outcome"].stop)
+        self._cache: dict = {}  # row offsets by batch size (``_row_starts``)
+        # hand, discard and laid are adjacent card sets: one unpack of n + 2 words writes all three
+        assert lay["discard"].start == lay["hand"].stop and lay["laid"].start == lay["discard"].stop
         self._seats = np.arange(n)
         #: absolute seat at offset t of seat s: ``_order[s, t]``; offset of seat h from seat s: ``_rel[h, s]``.
         self._order = (self._seats[:, None] + self._seats[None, :]) % n
@@ -116,6 +119,8 @@ class FlightTycoonCore:
         self._offsets = np.ascontiguousarray(self._rel.T)  # ``_offsets[s]``: the offset of every seat from s
         self._rel_flat = self._rel.reshape(-1)  # ``_rel[h, s]`` at h·n + s
         self._own = np.eye(n, dtype=bool)
+        blank = State.empty(1, n)  # what ``reset`` writes into a game before dealing
+        self._blank = {name: value[0] for name, value in vars(blank).items()}
 
     # --- set-up ----------------------------------------------------------------------------------------
 
@@ -123,21 +128,8 @@ class FlightTycoonCore:
         """New games, one per seed (integers in [0, 2**64), shape (B,)). FT-5 deal, FT-7 start player;
         the tower phase (FT-6) begins with seat 0."""
         seeds = check_seeds(seeds)
-        B, n, h = seeds.size, self.n_players, self.rules.hand_size
-        st = State.empty(B, n)
-        st.key[:] = game_keys(seeds)
-        draws = n * h
-        values = stream_array(st.key[:, None], np.arange(draws + 1)[None, :])  # (B, draws + 1)
-        deck = np.full(B, ALL_CARDS)
-        for i in range(draws):  # FT-5: seat by seat, each card the k-th remaining by id
-            card = CARD_BITS[kth_bit(deck, draw_below_array(values[:, i], N_CARDS - i))]
-            deck &= ~card
-            st.hand[:, i // h] |= card
-        st.start[:] = draw_below_array(values[:, draws], n)  # FT-7
-        st.counter[:] = draws + 1
-        st.deck[:] = deck
-        st.known[:] = st.hand
-        st.stock[:] = self.rules.tokens
+        st = State.empty(seeds.size, self.n_players)
+        self._deal(st, slice(None), game_keys(seeds))
         return st
 
     def reset(self, state: State, games, seeds) -> None:
@@ -150,7 +142,31 @@ class FlightTycoonCore:
                              f"got {games.dtype} {games.shape}")
         if games.size and (games.min() < -state.batch_size or games.max() >= state.batch_size):
             raise ValueError(f"games must be indices into a batch of {state.batch_size}, got {games.tolist()}")
-        state.put(games, self.init(seeds))
+        for name, value in self._blank.items():  # every field as ``State.empty`` sets it …
+            getattr(state, name)[games] = value
+        self._deal(state, games, game_keys(seeds))  # … then the deal
+
+    def _deal(self, st: State, games, keys: np.ndarray) -> None:
+        """FT-5 and FT-7 for ``games`` (a slice or indices (k,)) of blank games ``st``: ``keys`` uint64 (k,).
+
+        Draw i is the k_i-th remaining card by id, k_i = draw_below(stream(key, i), 48 − i). All draws
+        at once: the cards are the permutation prefix whose Lehmer code is k, decoded right to left (a
+        later draw moves up past every earlier card at or below it)."""
+        n, h = self.n_players, self.rules.hand_size
+        draws = n * h
+        values = stream_array(keys[:, None], np.arange(draws + 1)[None, :])  # (k, draws + 1)
+        cards = draw_below_array(values[:, :draws], N_CARDS - np.arange(draws))
+        for i in range(draws - 2, -1, -1):
+            later = cards[:, i + 1:]
+            later += later >= cards[:, i:i + 1]
+        hands = np.bitwise_or.reduce(CARD_BITS.take(cards).reshape(-1, n, h), axis=2)  # seat by seat
+        st.key[games] = keys
+        st.hand[games] = hands
+        st.known[games] = hands
+        st.deck[games] = ALL_CARDS & ~np.bitwise_or.reduce(hands, axis=1)
+        st.start[games] = draw_below_array(values[:, draws], n)  # FT-7
+        st.counter[games] = draws + 1
+        st.stock[games] = self.rules.tokens
 
     def load_positions(self, positions: list[Position], seeds=None) -> State:
         """Games starting at the given positions (see ``Position``); random streams from ``seeds`` (default 0…)."""
@@ -260,7 +276,7 @@ class FlightTycoonCore:
         st = state
         g = np.arange(st.batch_size) if games is None else np.asarray(games, np.int64)
         mask = np.empty((g.size, self.n_actions), bool)
-        mask[:, :N_CARDS] = unpack_bits(self._card_choices(st, g), N_CARDS)
+        mask[:, :N_CARDS] = unpack_words(self._card_choices(st, g))[:, :N_CARDS].view(bool)
         # FT-8: in a request, any other player holding a real card, any square
         targets = self._targets(st, g) & (st.phase[g] == REQUEST)[:, None]
         mask[:, N_CARDS:] = np.repeat(targets, N_SQUARES, axis=1)
@@ -282,13 +298,7 @@ class FlightTycoonCore:
             chosen = np.zeros(B, bool)
             chosen[np.asarray(games)] = True
             live &= chosen
-        if self.check_actions:
-            actions = check_actions(actions, B, self.n_actions, live)
-        else:
-            actions = np.asarray(actions)
-            if actions.shape != (B,) or actions.dtype.kind not in "iu":
-                raise ValueError(f"actions must be integers of shape ({B},) in 0..{self.n_actions - 1}, "
-                                 f"got {actions.dtype} {actions.shape}")
+        actions = step_actions(actions, B, self.n_actions, live, check_range=self.check_actions)
         rewards = np.zeros((B, n), np.float32)
         idx = np.flatnonzero(live)
         if idx.size == 0:
@@ -323,10 +333,8 @@ class FlightTycoonCore:
         if req.size:
             offset = (act[req] - N_CARDS) // N_SQUARES
             ok[req] = self._targets(st, idx[req])[np.arange(req.size), offset]
-        if not ok.all():
-            bad = int(np.flatnonzero(~ok)[0])
-            b = int(idx[bad])
-            raise IllegalActionError(f"Flight Tycoon game {b}: {self.explain_illegal(st, b, int(act[bad]))}")
+        refuse_illegal(ok, lambda bad: f"Flight Tycoon game {int(idx[bad])}: "
+                                       f"{self.explain_illegal(st, int(idx[bad]), int(act[bad]))}")
 
     def explain_illegal(self, state: State, game: int, action: int) -> str | None:
         """Why ``action`` is illegal in game ``game`` now, or ``None`` if it is legal (words of
@@ -592,24 +600,26 @@ class FlightTycoonCore:
             out = np.empty((k, size), np.float32)
         elif out.shape != (k, size) or out.dtype != np.float32 or not out.flags.c_contiguous:
             raise ValueError(f"out must be a C-contiguous float32 array of shape {(k, size)}")
-        out[:, self._zero_from[0]:self._zero_from[1]] = 0  # the blocks written sparsely (laid, towers) …
-        out[:, self._zero_from[2]:self._zero_from[3]] = 0  # … and the one-hots; every other block is written whole
         flat_out = out.reshape(-1)
-        base = np.arange(k) * size
-        base2 = base[:, None]
+        base2 = self._row_starts(k, size)
         # One-hot writes that must not happen go to ``scratch``, a cell of the block written last.
         scratch = base2 + off["turn_slots"]
         # (game, seat at each offset) as flat indices into the (B, n) fields: np.take, not pairs of indices
         at_offset = (r1 * n)[:, None] + self._order.take(seat, axis=0)  # (k, n)
         hands = flat(st.hand).take(at_offset)
         towers_held = flat(st.tower_months).take(at_offset)
-        seen = hands & flat(st.known).take(r1 * n + seat)[:, None]  # FT-14: my hand and the cards I can locate
-        out[:, off["hand"]:off["hand"] + n * N_CARDS] = unpack_bits(seen, N_CARDS).reshape(k, -1)
-        out[:, off["discard"]:off["discard"] + N_CARDS] = unpack_bits(st.discard[g], N_CARDS)
+        sets = np.empty((k, n + 2), np.uint64)  # the hand, discard and laid blocks as card sets
+        np.bitwise_and(hands, flat(st.known).take(r1 * n + seat)[:, None], out=sets[:, :n])  # FT-14: my hand and
+        sets[:, n] = st.discard[g]  # the cards I can locate; the discards
         phase = st.phase[g]
         laid = rows(st.laid)
         visible = (laid >= 0) & ((phase != TOWER)[:, None] | self._own.take(seat, axis=0))  # FT-6: hidden until the reveal
-        flat_out[np.where(visible, base2 + off["laid"] + laid, scratch)] = visible
+        np.bitwise_or.reduce(np.where(visible, CARD_BITS.take(laid, mode="wrap"), np.uint64(0)), axis=1, out=sets[:, n + 1])
+        np.copyto(out[:, off["hand"]:off["laid"] + N_CARDS].reshape(k, n + 2, N_CARDS),
+                  unpack_words(sets).view(bool)[:, :, :N_CARDS])  # (bool to float32: a fast cast)
+        # The later blocks, from ``towers`` on, one after another while their cache lines are at hand.
+        out[:, self._zero_from[0]:self._zero_from[1]] = 0  # the block written sparsely (towers) …
+        out[:, self._zero_from[2]:self._zero_from[3]] = 0  # … and the one-hots; every other block is written whole
         month = laid >> 2
         offset = self._offsets.take(seat, axis=0)  # offset of each seat from the observer, (k, n)
         if self._giveable:  # towers may have changed hands
@@ -648,6 +658,16 @@ class FlightTycoonCore:
         flat_out[np.where(hot >= 0, base2 + hot, scratch)] = 1
         out[:, off["turn_slots"]:off["turn_slots"] + 4] = _BY48[rec[:, REC_GIVE:] + 1]  # overwrites the scratch cell
         return out
+
+    def _row_starts(self, k: int, width: int) -> np.ndarray:
+        """``int64 (k, 1)``: 0, width, 2·width, … (flat offsets of rows; cached, read-only)."""
+        starts = self._cache.get(("rows", k, width))
+        if starts is None:
+            if len(self._cache) > 64:  # (many sizes: e.g. a search observing subsets)
+                self._cache.clear()
+            starts = self._cache["rows", k, width] = np.arange(0, k * width, width)[:, None]
+            starts.flags.writeable = False
+        return starts
 
     # --- search support --------------------------------------------------------------------------------
 

@@ -29,14 +29,15 @@ def metrics(rules=None) -> tuple[Metric, ...]:
     """The catalogue (the same for every rules object; positions past the player count stay undefined)."""
     return (
         Metric("first_player_win", "share of the win going to the starting player (a shared win is split); "
-               "fair share 1/n", "share of games", "FT-7, FT-12", kind="share", headline=True),
+               "fair share 1/n", "share of games", "FT-7, FT-12", kind="share", headline=True, seat_share=True),
         Metric("win_by_position", "share of the win by seat position from the starting player (Wilson "
                "intervals); fair share 1/n each", "share of games", "FT-7, FT-12", kind="share",
-               columns=POSITIONS),
+               columns=POSITIONS, seat_share=True, same_as=(("1st", "first_player_win"),)),
         Metric("skill_gap", "in a table mixing agents: share of the win going to the seats of the first agent "
                "named (the stronger; fair share: its seats / n)", "share of games", "FT-12", kind="share",
                headline=True),
-        Metric("game_length", "turns in the game (requests made)", "turns", "FT-8, FT-12", headline=True),
+        Metric("game_length", "turns in the game (requests made)", "turns", "FT-8, FT-12", headline=True,
+               plot="histogram"),
         Metric("end_cause", "what ended the game: empty stock, empty deck, no real card in any hand (a game "
                "may end on more than one)", "share of games", "FT-12", kind="share", columns=END_CAUSES),
         Metric("ended_by_stock", "games that end with the token stock empty", "share of games", "FT-4, FT-12",
@@ -47,18 +48,18 @@ def metrics(rules=None) -> tuple[Metric, ...]:
                "is discarded)", "collisions per game", "FT-2, FT-10"),
         Metric("last_card_collisions", "share of gives of a tower month's last real card (every other real "
                "card of that month discarded or laid aside) that collided", "share of such gives",
-               "FT-2, FT-6, FT-9, FT-10"),
+               "FT-2, FT-6, FT-9, FT-10", kind="rate"),
         Metric("landings_by_square", "share of all landings on each schedule square", "share of landings",
-               "FT-3, FT-10, FT-11", columns=SQUARE_NAMES, plot="heatmap"),
+               "FT-3, FT-10, FT-11", kind="rate", columns=SQUARE_NAMES, plot="heatmap"),
         Metric("vp_by_square", "share of all VP scored on each schedule square", "share of VP",
-               "FT-3, FT-11", columns=SQUARE_NAMES, plot="heatmap"),
+               "FT-3, FT-11", kind="rate", columns=SQUARE_NAMES, plot="heatmap"),
         Metric("vp_concentration", "Herfindahl index of a game's VP over the squares (Σ share²): 1/24 ≈ 0.04 "
                "if spread evenly, 1 if one square gave all VP", "index", "FT-3, FT-11", headline=True),
         Metric("vp_margin", "final VP of the winner minus the best other player's", "VP", "FT-11, FT-12",
-               headline=True),
+               headline=True, plot="histogram"),
         Metric("mean_vp", "final VP per player", "VP", "FT-11"),
         Metric("lead_changes", "times the VP lead passed to another player (a tie keeps the lead)",
-               "changes per game", "FT-11", headline=True),
+               "changes per game", "FT-11", headline=True, plot="histogram"),
         Metric("tie_rate", "games whose win is shared (equal VP and real cards)", "share of games", "FT-12",
                kind="share", headline=True),
         Metric("decisions", "decisions taken in the game, every seat together", "decisions", "FT-16"),
@@ -72,6 +73,8 @@ CATALOGUE = Catalogue(
     default_agents=("heuristic", "random"),
     deal_options=("n_players", "hand_size"),
     skill_gap="skill_gap",
+    # the heuristic, and the search at a budget that plays a 2,000-game compare of two variants in minutes
+    judges=("heuristic", "search:samples=1,candidates=2,horizon=4"),
 )
 
 
@@ -133,7 +136,7 @@ class Recorder:
         live = np.flatnonzero(~self.over[games])
         if live.size == 0:
             return
-        g, n = games[live], self.n
+        g = games[live]
         phase = self.phase[g]
         post_phase = state.phase[live]
         self.decisions[g] += 1

@@ -31,7 +31,7 @@ from envs.flight_tycoon.actions import decode_action, request_action
 from envs.flight_tycoon.observation import CARD_SCALE
 from envs.flight_tycoon.render import _SHORT_SQUARES, render_image, render_text
 from envs.flight_tycoon.rules import (
-    AIRLINES, COLLIDED, DISCARD, GIVE, LANDED, N_CARDS, N_MONTHS, N_SQUARES, PASSED, REQUEST, SQUARE_CARDS,
+    AIRLINES, DISCARD, GIVE, LANDED, N_CARDS, N_MONTHS, N_SQUARES, PASSED, REQUEST, SQUARE_CARDS,
     SQUARE_NAMES, TOWER, card_key, card_name, landing_vp_table, month_of, tower_key,
 )
 
@@ -262,66 +262,164 @@ def undo_refusal(core, before, after) -> str | None:
 # --- what happened ---------------------------------------------------------------------------------
 
 def events(core, before, after, action: int, seat=None) -> list[str]:
-    """What one decision (``action``, from ``before`` to ``after``) showed ``seat``, in words, built
-    only from that seat's observations before and after. ``seat=None``: a spectator of a recorded
-    game, who is also told the cards of the decision itself."""
-    viewer = 0 if seat is None else seat
-    b, a = seen(core, before, viewer), seen(core, after, viewer)
-    actor, kind = b.decider, b.decision
-    out: list[str] = []
-    told_card = seat is None or actor == seat  # the decider knows its own card
+    """What one decision (``action``, from ``before`` to ``after``) showed ``seat``, in words: the
+    decision and every forced step after it (FT-16), a line each — the request, the give with its slot,
+    the landing or the collision, each discarded card, the draw, a passed turn, the end of the game.
+    Built from observations only: ``seat``'s own (and ``action``, whose public part every seat sees).
+    ``seat=None``: a spectator of a recorded game, told every card (what the seats holding it observe)."""
+    return _Step(core, before, after, int(action), seat).lines()
 
-    def name(h: int) -> str:
-        return player(h, seat)
 
-    if kind == TOWER:
-        if told_card:
-            out.append(f"{name(actor)} lay{'s' * (actor != seat)} {card_name(action)} aside for a tower "
-                       f"(month {month_of(action) + 1}, FT-6)")
+def _moved_tower(b: Seen, a: Seen, target: int) -> tuple[int, int] | None:
+    """``(month, slot before)`` of a tower that left ``target``'s hand in the step (``tower_giveable``:
+    given; towers and their slots are public after the reveal, FT-13), None if none did."""
+    months = {m for m, _ in a.towers[target]}
+    return next(((m, s) for m, s in b.towers[target] if m not in months), None)
+
+
+class _Step:
+    """The log of one step (see :func:`events`); ``b``, ``a``: the viewer's observations before and after."""
+
+    def __init__(self, core, before, after, action: int, seat) -> None:
+        self.core, self.before, self.after, self.action, self.seat = core, before, after, action, seat
+        viewer = 0 if seat is None else seat
+        self.b, self.a = seen(core, before, viewer), seen(core, after, viewer)
+        self.out: list[str] = []
+
+    def name(self, h: int) -> str:
+        return player(h, self.seat)
+
+    def whose(self, h: int) -> str:
+        """``"player_2's"`` / ``"your"``."""
+        return "your" if h == self.seat else f"{self.name(h)}'s"
+
+    def verb(self, h: int, word: str) -> str:
+        """``"player_2 passes"`` / ``"you pass"``."""
+        return f"{self.name(h)} {word if h == self.seat else word + ('es' if word.endswith('s') else 's')}"
+
+    def knows(self, h: int) -> bool:
+        """Whether the viewer is told what seat ``h`` alone sees (it is ``h``, or a spectator)."""
+        return self.seat is None or self.seat == h
+
+    def views(self, h: int) -> tuple[Seen, Seen]:
+        """Seat ``h``'s observations before and after (read only where :meth:`knows` ``h``)."""
+        return seen(self.core, self.before, h), seen(self.core, self.after, h)
+
+    def slot(self, column: int, words: str) -> str:
+        """``" from slot 3"``: column ``column`` of ``turn_slots`` after the step (FT-13), "" if none."""
+        value = self.a.turn_slots[column]
+        return f"{words} {value}" if value >= 0 else ""
+
+    def lines(self) -> list[str]:
+        """Every line of the step, in the order the rules play it."""
+        b, a = self.b, self.a
+        if b.decision == TOWER:
+            self.tower(b.decider)
+        elif b.decision == REQUEST:
+            offset, square = decode_action(self.action)[1:]
+            active, target = b.decider, (b.decider + offset) % b.n
+            self.out.append(f"{self.verb(active, 'ask')} {self.name(target)} for a card on '{SQUARE_NAMES[square]}' "
+                            f"(token {b.tokens[square] + 1} there, FT-8)")
+            if not (a.decision == GIVE and a.decider == target):  # one allowed card is given at once (FT-16)
+                self.give(active, target, square, placed=True)
+        elif b.decision == GIVE:
+            self.give(b.turn_active, b.turn_target, b.turn_square, placed=False)
+        elif b.decision == DISCARD:
+            card = min(a.discard - b.discard)  # face up: public (FT-10)
+            self.out.append(f"{self.verb(b.decider, 'discard')} {card_name(card)}{self.slot(2, ' from slot')} (FT-10)")
+            self.draw(b.decider)
+        if a.turn_outcome == PASSED and (b.turn_outcome, b.turn_active) != (PASSED, a.turn_active):
+            self.out.append(f"{self.verb(a.turn_active, 'pass')}: nobody else holds a real card (FT-8)")
+        if a.decision < 0 <= b.decision:
+            self.out.append("game over: " + ", ".join(f"{self.name(h)} {a.vp[h]} VP" for h in range(a.n)))
+        return self.out
+
+    def tower(self, actor: int) -> None:
+        """FT-6: a tower chosen (its card told to its owner only); the reveal after the last choice."""
+        if self.knows(actor):
+            self.out.append(f"{self.verb(actor, 'lay')} {card_name(self.action)} aside for a tower "
+                            f"(month {month_of(self.action) + 1}, FT-6)")
         else:
-            out.append(f"{name(actor)} lays a card aside for a tower (hidden until all have chosen, FT-6)")
-        if a.decision != TOWER:
-            shown = ", ".join(f"{name(h)} T{m + 1}" for h in range(a.n) for m, _ in a.towers[h])
-            out.append(f"towers revealed: {shown}")
-    elif kind == GIVE:
-        gift = f" {card_name(action)}" if told_card else " a card"
-        slot = f" from slot {a.turn_slots[0]}" if a.turn_slots[0] >= 0 else ""
-        out.append(f"{name(actor)} give{'s' * (actor != seat)} {name(b.turn_active)}{gift}{slot}")
-    elif kind == DISCARD:
-        out.append(f"{name(actor)} discard{'s' * (actor != seat)} " + " ".join(card_name(c) for c in sorted(a.discard - b.discard)))
-    active = a.turn_active
-    if kind == REQUEST and a.turn_target >= 0:
-        q = a.turn_square
-        out.append(f"{name(active)} ask{'s' * (active != seat)} {name(a.turn_target)} for a card on "
-                   f"'{SQUARE_NAMES[q]}' (token {a.tokens[q] + (a.turn_outcome == COLLIDED)} there)")
-    resolved = a.turn_outcome in (LANDED, COLLIDED) and (kind != DISCARD)
-    if resolved and a.turn_outcome == LANDED:
-        gain = a.vp[active] - b.vp[active]
-        received = sorted(a.hands[viewer] - b.hands[viewer]) if active == viewer and seat is not None else []
-        what = f" {card_name(received[0])}" if received else ""
-        out.append(f"it lands{what} (slot {a.turn_slots[1]}): +{gain} VP, {name(active)} now at {a.vp[active]} VP")
-    if resolved and a.turn_outcome == COLLIDED or kind == DISCARD:
-        thrown = sorted(a.discard - b.discard)
-        if kind != DISCARD:
-            out.append(f"it collides: {' '.join(card_name(c) for c in thrown)} discarded face up (FT-10)"
-                       if thrown else "it collides")
+            self.out.append(f"{self.verb(actor, 'lay')} a card aside for a tower (hidden until all have chosen, FT-6)")
+        if self.a.decision != TOWER:
+            shown = ", ".join(f"{self.name(h)} T{m + 1}" for h in range(self.a.n) for m, _ in self.a.towers[h])
+            self.out.append(f"towers revealed: {shown}")
+
+    def give(self, active: int, target: int, square: int, placed: bool) -> None:
+        """FT-9 the give — its slot public, its card told to the two players (FT-14) — and what follows.
+        ``placed``: the request's token was placed in this step."""
+        b, a = self.b, self.a
+        # the record is this turn's unless a pass overwrote it (only after a landed tower: FT-8, FT-13)
+        kept = a.turn_active == active and a.turn_outcome != PASSED
+        tower = _moved_tower(b, a, target)
+        if kept:
+            landed = a.turn_outcome == LANDED
+        else:  # the token stays on the square after a landing, goes back after a collision (FT-10)
+            landed = a.tokens[square] == b.tokens[square] + placed
+        card = self.received(active, target, landed) if self.knows(active) or self.knows(target) else None
+        what = f"the tower T{tower[0] + 1}" if tower else card_name(card) if card is not None else "a card"
+        slot = tower[1] if tower else a.turn_slots[0] if kept else -1
+        self.out.append(f"{self.verb(target, 'give')} {self.name(active)} {what}"
+                        + (f" from slot {slot}" if slot >= 0 else "") + " (FT-9)")
+        if landed:
+            slot = next(s for m, s in a.towers[active] if m == tower[0]) if tower else a.turn_slots[1] if kept else -1
+            gain = a.vp[active] - b.vp[active]
+            self.out.append("it lands" + (f" in slot {slot}" if slot >= 0 else "")
+                            + f": {gain:+d} VP, {self.name(active)} now at {a.vp[active]} VP (FT-10, FT-11)")
+        else:
+            self.collide(active, target, tower)
+
+    def received(self, active: int, target: int, landed: bool) -> int | None:
+        """The real card ``target`` gave ``active``, if the viewer can tell it: one of the two players
+        (FT-14), or anyone once it lies face up among the discards apart from the active player's own."""
+        if self.knows(target):
+            tb, ta = self.views(target)
+            return min(tb.hands[target] - ta.hands[target], default=None)
+        b, a = self.views(active) if self.knows(active) else (self.b, self.a)
+        thrown = a.discard - b.discard
+        if self.knows(active):
+            came = (a.hands[active] - b.hands[active]) if landed else thrown - (b.hands[active] - a.hands[active])
+        else:
+            came = (thrown & b.hands[target]) or (thrown - b.hands[active] if not landed else frozenset())
+        return min(came) if len(came) == 1 else None
+
+    def collide(self, active: int, target: int, tower) -> None:
+        """FT-10: the received card face up, the active player's card of its month (chosen now when
+        it holds several), the token back to the stock, the draw."""
+        b, a = self.b, self.a
+        thrown = a.discard - b.discard
+        card = None if tower else self.received(active, target, landed=False)
+        if tower:
+            self.out.append(f"it collides: the tower T{tower[0] + 1} leaves play (FT-10)")
+        elif card is not None:
+            self.out.append(f"it collides: {card_name(card)} discarded face up (FT-10)")
+        else:
+            self.out.append(f"it collides: {' '.join(card_name(c) for c in sorted(thrown))} discarded face up, "
+                            f"the card given and {self.whose(active)} own of that month (FT-10)")
         if a.decision == DISCARD and a.decider == active:
-            out.append(f"{name(active)} must choose which card of that month to discard")
+            self.out.append(f"{self.name(active)} must choose which card of that month to discard (FT-10)")
+            return
+        own = thrown - {card}
+        if a.turn_slots[2] < 0:
+            self.out.append(f"only {self.whose(active)} tower holds that month: it stays (FT-10)")
         else:
-            out.append("the token goes back to the stock")
-            if a.deck < b.deck:
-                drawn = sorted(a.hands[viewer] - b.hands[viewer]) if active == viewer and seat is not None else []
-                out.append(f"{name(active)} draw{'s' * (active != seat)} "
-                           + (card_name(drawn[0]) if drawn else "a card") + f" (deck {a.deck})")
-    told_vp = {active} if resolved and a.turn_outcome == LANDED else set()
-    for h in range(a.n):  # a landing whose record a later pass overwrote in the same step (FT-8, FT-13)
-        if a.vp[h] != b.vp[h] and h not in told_vp:
-            out.append(f"{name(h)} score{'s' * (h != seat)} {a.vp[h] - b.vp[h]:+d} VP, now at {a.vp[h]} VP")
-    if a.turn_outcome == PASSED and (b.turn_outcome != PASSED or b.turn_active != a.turn_active):
-        out.append(f"{name(a.turn_active)} pass{'es' * (a.turn_active != seat)}: nobody else holds a real card (FT-8)")
-    if a.decision < 0 <= b.decision:
-        out.append("game over: " + ", ".join(f"{name(h)} {a.vp[h]} VP" for h in range(a.n)))
-    return out
+            what = card_name(min(own)) if len(own) == 1 else "a card of that month"
+            self.out.append(f"{self.verb(active, 'discard')} {what}{self.slot(2, ' from slot')} (FT-10)")
+        self.draw(active)
+
+    def draw(self, active: int) -> None:
+        """FT-10: after a collision the token goes back and the active player draws (its card is its own)."""
+        b, a = self.b, self.a
+        self.out.append("the token goes back to the stock (FT-10)")
+        if a.deck == b.deck:
+            self.out.append(f"the deck is empty: {self.name(active)} draws nothing (FT-10)")
+            return
+        card = None
+        if self.knows(active):
+            vb, va = self.views(active)
+            card = min(va.hands[active] - vb.hands[active])
+        self.out.append(f"{self.verb(active, 'draw')} {card_name(card) if card is not None else 'a card'}"
+                        f"{self.slot(3, ' into slot')} (deck {a.deck})")
 
 
 def summary(core, state, seat=None, names=None) -> Text:

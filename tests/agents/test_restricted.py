@@ -19,8 +19,11 @@ def play(game: str, spec: str, games: int = 40):
     chosen = []
 
     class Kinds:  # a step observer: the kind of each action chosen, read before the step (by game number)
-        def on_start(self, core, state, ids):
-            self.kinds = dict(zip(ids.tolist(), core.action_kinds(state)))
+        def __init__(self):
+            self.kinds = {}
+
+        def on_start(self, core, state, ids):  # called again for the games dealt into finished rows
+            self.kinds.update(zip(ids.tolist(), core.action_kinds(state)))
 
         def on_step(self, core, state, actions, rewards, ids):
             for game, action in zip(ids.tolist(), actions.tolist()):

@@ -10,7 +10,7 @@ from envs.airport_scramble.position import make_position
 from envs.airport_scramble.rules import AirportScrambleRules
 from envs.common.batch import sample_legal
 from envs.common.checks import IllegalActionError
-from tests.airport_scramble.harness import check_invariants, random_rules
+from tests.airport_scramble.harness import check_invariants, choose, random_rules
 
 
 def play(core, state, steps, seed, check=False):
@@ -195,3 +195,28 @@ def test_save_and_restore_round_trip_and_refuse_other_rules():
     small = AirportScrambleCore(AirportScrambleRules(grid_size=5))
     with pytest.raises(ValueError, match="field 'grid'"):
         small.restore(core.save(state))
+
+
+@pytest.mark.parametrize("variant", range(4))
+def test_observing_into_a_reused_buffer_equals_a_fresh_observation(variant):
+    """``observe(out=buffer)`` step after step clears only the one-hots it set last time in that
+    buffer: over random variants, restarts (AS-6) and line choices (AS-15) it equals a fresh
+    observation every step, and a new buffer or a padded view is filled in full."""
+    r = np.random.default_rng(700 + variant)
+    rules = random_rules(r) if variant else AirportScrambleRules()
+    core = AirportScrambleCore(rules, check_actions=False)
+    B = 64
+    state = core.init(np.arange(B))
+    buffer = np.full((B, core.obs_size), 7.0, np.float32)  # garbage: the first call must overwrite it all
+    padded = np.full((B, core.obs_size + 3), 7.0, np.float32)[:, :core.obs_size]
+    for step in range(120):
+        fresh = core.observe(state)
+        assert np.array_equal(core.observe(state, out=buffer), fresh)
+        if step % 40 == 0:
+            assert np.array_equal(core.observe(state, out=padded), fresh)
+        mask = core.legal_mask(state)
+        actions = np.array([choose(m, r, core.actions.n_fly) if m.any() else 0 for m in mask])
+        core.step(state, actions)
+        ended = np.flatnonzero(state.done)
+        if ended.size:
+            core.reset(state, ended, np.arange(ended.size) + 1000 * (step + 1))

@@ -13,6 +13,7 @@ import envs  # noqa: F401  (registers the id)
 from envs.airport_scramble.core import AirportScrambleCore
 from envs.airport_scramble.env import AirportScrambleEnv
 from envs.airport_scramble.rules import AirportScrambleRules
+from tests.airport_scramble.harness import choose, random_rules
 
 ID = "aerodeck/AirportScramble-v0"
 
@@ -170,3 +171,35 @@ def test_copies_made_mid_game_continue_like_the_original(clone):
         if terminated:
             break
     assert env.core.snapshot(env._state, 0) == twin.core.snapshot(twin._state, 0)
+
+
+@pytest.mark.parametrize("variant", range(12))
+def test_the_env_plays_the_cores_game_step_by_step(variant):
+    """The env runs one game on ``SingleGame`` (not the core): over random rule variants (small
+    editions, so AS-15 line choices come up) its observations (bit for bit), masks, rewards, ends and
+    positions equal the core's game of the same seed after every step."""
+    r = np.random.default_rng(500 + variant)
+    rules = random_rules(r) if variant else AirportScrambleRules()
+    env, core = AirportScrambleEnv(rules=rules), AirportScrambleCore(rules)
+    for seed in range(variant * 100, variant * 100 + 8):
+        obs, info = env.reset(seed=seed)
+        state = core.init([seed])
+        while True:
+            assert np.array_equal(obs.view(np.uint32), core.observe(state)[0].view(np.uint32))
+            assert np.array_equal(info["action_mask"], core.legal_mask(state)[0])
+            assert env.unwrapped._game.snapshot() == core.snapshot(state, 0)
+            if state.done[0]:
+                break
+            action = choose(info["action_mask"], r, core.actions.n_fly)
+            obs, reward, terminated, _, info = env.step(action)
+            assert reward == core.step(state, np.array([action]))[0, 0] and terminated == state.done[0]
+
+
+def test_rule_options_apply_on_top_of_a_rules_object():
+    """As in every env (``envs.common.checks.rules_with_options``): ``rules`` plus options is
+    ``rules.replace(**options)``; a rules object of another game is a ``TypeError``."""
+    env = gym.make(ID, rules=AirportScrambleRules(grid_size=7), allow_wait=False)
+    assert env.unwrapped.rules == AirportScrambleRules(grid_size=7, allow_wait=False)
+    assert AirportScrambleEnv(rules=AirportScrambleRules(grid_size=5)).rules == AirportScrambleRules(grid_size=5)
+    with pytest.raises(TypeError, match="rules must be an AirportScrambleRules"):
+        AirportScrambleEnv(rules={"grid_size": 5})

@@ -2,7 +2,9 @@
 
 import numpy as np
 
-from envs.common.bits import BELOW, BIT, kth_bit, kth_member, pack_bits, pack_set, popcount, set_size, unpack_bits
+from envs.common.bits import (
+    BELOW, BIT, kth_bit, kth_member, pack_bits, pack_set, popcount, set_size, unpack_bits, unpack_words,
+)
 
 
 def test_pack_and_unpack_are_inverse_for_any_width():
@@ -13,6 +15,14 @@ def test_pack_and_unpack_are_inverse_for_any_width():
         assert words.shape == (5, 3) and words.dtype == np.uint64
         assert np.array_equal(unpack_bits(words, width), flags)
         assert np.array_equal(popcount(words), flags.sum(-1))
+
+
+def test_unpack_words_gives_all_64_bits_of_each_word_lowest_first():
+    words = np.random.default_rng(3).integers(0, 2**63, size=(5, 3), dtype=np.uint64) | np.uint64(1 << 63)
+    bits = unpack_words(words)
+    assert bits.shape == (5, 3, 64) and bits.dtype == np.uint8
+    assert np.array_equal(bits.view(bool), unpack_bits(words, 64))
+    assert np.array_equal(unpack_words(BIT[:, None])[:, 0], np.eye(64, dtype=np.uint8))
 
 
 def test_bit_i_is_item_i():

@@ -178,6 +178,31 @@ def test_observe_can_write_into_a_reused_buffer():
         core.observe(st, seats, out=np.zeros((12, core.obs_size)))
 
 
+@pytest.mark.parametrize("options", [{}, {"n_players": 3, "tower_giveable": True}, {"n_players": 5, "hand_size": 6}])
+def test_observing_into_a_reused_buffer_equals_a_fresh_observation(options):
+    """``observe(out=buffer)`` step after step rewrites only the card sets that changed and clears the
+    towers and one-hots it set last time: through restarts (FT-5), other seats observed into the same
+    buffer and a subset observed elsewhere, it equals a fresh observation every step."""
+    core = FlightTycoonCore(FlightTycoonRules(**options), check_actions=False)
+    rng = np.random.default_rng(11)
+    B = 48
+    st = core.init(np.arange(B))
+    buffer = np.full((B, core.obs_size), 7, np.float32)  # garbage: the first call must overwrite it all
+    for step in range(150):
+        seat = np.maximum(core.to_act(st), 0)
+        assert np.array_equal(core.observe(st, seat, out=buffer), core.observe(st, seat))
+        if step % 7 == 0:  # another seat's view into the same buffer, then a subset into another one
+            other = (seat + 1) % core.n_players
+            assert np.array_equal(core.observe(st, other, out=buffer), core.observe(st, other))
+            games = np.arange(0, B, 3)
+            assert np.array_equal(core.observe(st, other[games], games=games, out=np.empty((games.size, core.obs_size),
+                                  np.float32)), core.observe(st, other)[games])
+        core.step(st, sample_legal(core.legal_mask(st), rng.random(B)))
+        ended = np.flatnonzero(st.done)
+        if ended.size:
+            core.reset(st, ended, 1000 + step * B + ended)
+
+
 @pytest.mark.parametrize("n", [3, 4, 5])
 def test_the_core_satisfies_the_protocol(n):
     core = FlightTycoonCore(FlightTycoonRules(n_players=n))

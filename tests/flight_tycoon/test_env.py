@@ -17,7 +17,8 @@ from envs.common.checks import IllegalActionError
 from envs.flight_tycoon.core import FlightTycoonCore
 from envs.flight_tycoon.env import env, raw_env
 from envs.flight_tycoon.observation import ObservationLayout
-from envs.flight_tycoon.rules import FlightTycoonRules
+from envs.flight_tycoon.rules import DISCARD, FlightTycoonRules
+from tests.flight_tycoon.differential import VARIANTS
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "flight_tycoon.md"
 
@@ -283,3 +284,36 @@ def test_the_documented_observation_table_is_the_layout():
         lines.append(f"| `{name}` | {_size_formula([b.size for b in blocks])} | {' | '.join(ranges)} | {block.doc} |")
     assert "\n".join(lines) in DOCS.read_text()
     assert [lay.size for lay in layouts] == [65 * n + 158 for n in (3, 4, 5)]
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_env_plays_the_cores_game_step_by_step(variant):
+    """The env runs one game on ``SingleGame`` (not the core): over the differential tests' rule
+    variants, every agent's observation (bit for bit) and mask, the rewards, the ends and the game as a
+    core state (``_state``, what ``envs.view_of_env`` reads) equal the core's game of the same seed
+    after every decision."""
+    rules = FlightTycoonRules(**variant)
+    aec, core = raw_env(rules=rules), FlightTycoonCore(rules)
+    rng = np.random.default_rng(len(str(variant)))
+    for seed in range(3):
+        aec.reset(seed=seed)
+        state = core.init([seed])
+        while True:
+            to_act = int(core.to_act(state)[0])
+            mask = core.legal_mask(state)[0]
+            mirror = aec._state
+            assert core.snapshot(mirror, 0) == core.snapshot(state, 0)
+            assert int(mirror.received[0]) == (int(state.received[0]) if state.phase[0] == DISCARD else -1)
+            for agent in aec.possible_agents:
+                seat = aec._seat[agent]
+                obs = aec.observe(agent)
+                assert np.array_equal(obs["observation"].view(np.uint32), core.observe(state, seat)[0].view(np.uint32))
+                assert np.array_equal(obs["action_mask"], mask if seat == to_act else np.zeros_like(mask))
+            if state.done[0]:
+                assert all(aec.terminations.values())
+                break
+            assert aec.agent_selection == f"player_{to_act}"
+            action = int(rng.choice(np.flatnonzero(mask)))
+            aec.step(action)
+            rewards = core.step(state, np.array([action]))[0]
+            assert [aec.rewards[a] for a in aec.possible_agents] == rewards.tolist()

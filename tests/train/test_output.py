@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.games import MULTI, SOLO
 from train import cli
 from train.evaluate import bench
 from train.output import MANIFEST, OutputFolder
@@ -30,10 +31,10 @@ def wrote_line(text):
 def test_reusing_out_replaces_the_earlier_output_and_reports_only_this_runs_files(tmp_path, capsys):
     # Before: scores.png of the first run stayed and was listed as written by the second.
     out = tmp_path / "out"
-    assert bench_run("airport-scramble", "--games", "5", "--out", str(out)) == 0
+    assert bench_run(SOLO.id, "--games", "5", "--out", str(out)) == 0
     assert listing(out) == sorted(["games.csv", "results.json", "scores.png", MANIFEST])
     capsys.readouterr()
-    assert bench_run("flight-tycoon", "--games", "4", "--players", "4", "--out", str(out)) == 0
+    assert bench_run(MULTI.id, "--games", "4", "--players", str(MULTI.default_players), "--out", str(out)) == 0
     files = ["games.csv", "head_to_head.png", "results.json", "tallies.png", "win_rates.png"]
     assert listing(out) == sorted([*files, MANIFEST])
     assert wrote_line(capsys.readouterr().out) == f"wrote {', '.join(files)} to {out}/"
@@ -45,19 +46,19 @@ def test_a_folder_aerodeck_did_not_write_is_refused_unless_forced(tmp_path, caps
     out = tmp_path / "mine"
     out.mkdir()
     (out / "notes.txt").write_text("keep me")
-    assert bench_run("airport-scramble", "--games", "5", "--out", str(out)) == 2
+    assert bench_run(SOLO.id, "--games", "5", "--out", str(out)) == 2
     err = capsys.readouterr().err
     assert "holds files that aerodeck did not write (notes.txt)" in err and "--force" in err
     assert listing(out) == ["notes.txt"]
-    assert bench_run("airport-scramble", "--games", "5", "--out", str(out), "--force") == 0
+    assert bench_run(SOLO.id, "--games", "5", "--out", str(out), "--force") == 0
     assert "notes.txt" not in listing(out) and "results.json" in listing(out)
 
 
 def test_a_file_added_to_an_earlier_output_makes_it_foreign(tmp_path, capsys):
     out = tmp_path / "out"
-    assert bench_run("airport-scramble", "--games", "5", "--out", str(out)) == 0
+    assert bench_run(SOLO.id, "--games", "5", "--out", str(out)) == 0
     (out / "my-analysis.ipynb").write_text("{}")
-    assert bench_run("airport-scramble", "--games", "5", "--out", str(out)) == 2
+    assert bench_run(SOLO.id, "--games", "5", "--out", str(out)) == 2
     assert "my-analysis.ipynb" in capsys.readouterr().err and (out / "my-analysis.ipynb").exists()
 
 
@@ -66,7 +67,7 @@ def test_the_current_folder_is_never_replaced(tmp_path, capsys, monkeypatch):
     out.mkdir()
     (out / "x.py").write_text("")
     monkeypatch.chdir(out)
-    assert bench_run("airport-scramble", "--games", "5", "--out", ".", "--force") == 2
+    assert bench_run(SOLO.id, "--games", "5", "--out", ".", "--force") == 2
     assert "holds the current folder" in capsys.readouterr().err and listing(out) == ["x.py"]
 
 
@@ -94,16 +95,16 @@ def interrupt(*args, **kwargs):
 
 def test_ctrl_c_is_one_line_status_130_and_no_output(tmp_path, capsys, monkeypatch):
     out = tmp_path / "out"
-    assert bench_run("airport-scramble", "--games", "5", "--out", str(out)) == 0
+    assert bench_run(SOLO.id, "--games", "5", "--out", str(out)) == 0
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     capsys.readouterr()
     monkeypatch.setattr(bench, "play_games", interrupt)
-    assert bench_run("airport-scramble", "--games", "5", "--out", str(out)) == 130
+    assert bench_run(SOLO.id, "--games", "5", "--out", str(out)) == 130
     err = capsys.readouterr().err
     assert err == "aerodeck bench: interrupted (an unfinished run writes nothing)\n"  # no traceback
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # the earlier output, untouched
     assert listing(tmp_path) == ["out"]
-    assert bench_run("airport-scramble", "--games", "5", "--out", str(tmp_path / "new")) == 130
+    assert bench_run(SOLO.id, "--games", "5", "--out", str(tmp_path / "new")) == 130
     assert listing(tmp_path) == ["out"]
 
 
@@ -112,8 +113,8 @@ def test_ctrl_c_is_one_line_status_130_and_no_output(tmp_path, capsys, monkeypat
     ["run", "--games", "5", "--no-ladder", "--json", "{tmp}/file/summary.json"],  # below a file
     ["run", "--games", "5", "--out", "{tmp}/file/out"],
     ["run", "--games", "5", "--out", "{tmp}/ladder", "--json", "{tmp}/ladder/summary.json"],
-    ["bench", "airport-scramble", "--games", "5", "--out", "{tmp}/file"],
-    ["bench", "flight-tycoon", "--games", "4", "--out", "{tmp}/file/out"],
+    ["bench", SOLO.id, "--games", "5", "--out", "{tmp}/file"],
+    ["bench", MULTI.id, "--games", "4", "--out", "{tmp}/file/out"],
 ])
 def test_json_and_out_paths_are_checked_before_any_game_is_played(tmp_path, capsys, monkeypatch, command):
     (tmp_path / "file").write_text("")
@@ -126,7 +127,7 @@ def test_json_and_out_paths_are_checked_before_any_game_is_played(tmp_path, caps
 @pytest.mark.parametrize("signum, status, word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
 def test_a_real_ctrl_c_or_sigterm_mid_run_leaves_nothing_behind(tmp_path, signum, status, word):
     out = tmp_path / "out"
-    proc = subprocess.Popen([sys.executable, "-m", "train.cli", "bench", "airport-scramble", "--games", "1000000000000",
+    proc = subprocess.Popen([sys.executable, "-m", "train.cli", "bench", SOLO.id, "--games", "1000000000000",
                              "--no-progress", "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, cwd=Path(__file__).resolve().parents[2],
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as in a terminal

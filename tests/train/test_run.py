@@ -2,6 +2,7 @@
 
 import dataclasses
 import json
+import re
 
 import pytest
 
@@ -86,6 +87,8 @@ def test_run_benches_the_ladder_of_every_game_from_the_registry(tmp_path, capsys
         in captured.err
     folders = ["airport-scramble", "flight-tycoon-heuristic-vs-random", "flight-tycoon-ppo-vs-heuristic",
                "flight-tycoon-search:samples=2,candidates=2,horizon=4-vs-heuristic", "compare-airport-scramble"]
+    folders += [name for g in envs.games() if g not in small_ladders  # games joining through plugins
+                for name, _ in run.ladder_plans(envs.spec(g), None, 0)]
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*folders, "aerodeck-output.json"])
     assert f"wrote {', '.join(sorted(folders))} to {tmp_path}/" in text
     ladder = json.loads((tmp_path / "airport-scramble" / "results.json").read_text())
@@ -112,3 +115,17 @@ def test_every_registered_ladder_is_a_valid_bench():
     for game in envs.games():
         for name, plan in run.ladder_plans(envs.spec(game), None, 0):
             assert plan.agents and name.startswith(game)
+
+
+def test_run_shows_a_progress_bar_per_agent_of_the_ladder_named_after_it(tmp_path, capsys, small_ladders):
+    # Before: one bar "games" over the whole ladder, sitting at the sum of the fast agents' games
+    # while the search agent played.
+    assert cli.main(["run", "--games", "50", "--out", str(tmp_path / "out")]) == 0
+    bars = capsys.readouterr().err.replace("\r", "\n").splitlines()
+    labels = {line.split(":  ")[0].split(": ")[0] for line in bars if "|" in line}
+    solo = [seats[0] if i == 0 else f"{seats[0]}{',' if ':' in seats[0] else ':'}games={games}"
+            for i, (seats, games) in enumerate(small_ladders["airport-scramble"])]
+    tables = [" vs ".join(dict.fromkeys(seats)) for seats, _ in small_ladders["flight-tycoon"]]
+    assert {*solo, *tables} <= labels and "games" not in labels
+    for name, (_, games) in zip(solo, small_ladders["airport-scramble"]):  # each bar counts its agent's games
+        assert str(games) in {re.search(r"\| \d+/(\d+) \[", line)[1] for line in bars if line.startswith(f"{name}: ")}

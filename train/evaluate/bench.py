@@ -14,6 +14,7 @@ holding an earlier aerodeck output is replaced, any other non-empty folder refus
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import sys
 import time
@@ -197,7 +198,7 @@ class Plan:
         seats = None
         if lineup is not None:
             names = list(lineup)
-            players = getattr(rules, spec.players_option) if spec.players_option else 1
+            players = spec.players(rules)
             if len(names) != players:
                 raise ValueError(f"--lineup names {len(names)} seats, the game has {players} players")
             agent_specs = agent_specs or list(dict.fromkeys(names))
@@ -267,7 +268,9 @@ def bench_solo(spec, rules, names, agents, counts, seed, *, batch_size=4096, pro
     gaps = {(a, b): Moments() for i, a in enumerate(names) for b in names[i + 1:]}
     if table is not None:
         table.writerow(["seed", *names])
-    with tqdm(total=sum(counts), unit="game", desc="games", disable=not progress, leave=False) as bar:
+    with contextlib.ExitStack() as bars:  # a bar per agent, named after it
+        bar = {name: bars.enter_context(tqdm(total=count, unit="game", desc=name, disable=not progress, leave=False))
+               for name, count in zip(names, counts)}
         for start in range(0, total, _chunk(batch_size)):
             stop = min(start + _chunk(batch_size), total)
             seeds = game_seeds(seed, stop - start, start)
@@ -278,7 +281,8 @@ def bench_solo(spec, rules, names, agents, counts, seed, *, batch_size=4096, pro
                 began = time.perf_counter()
                 own = seeds[: min(stop, count) - start]
                 recorder = (recorders or {}).get(name)
-                games = play_games(core, [agent], own, batch_size=batch_size, progress=bar, make_view=spec.make_view,
+                games = play_games(core, [agent], own, batch_size=batch_size, progress=bar[name],
+                                   make_view=spec.make_view,
                                    observers=[recorder.observer(start, own, [[name]] * own.size)] if recorder else ())
                 seconds[name] += time.perf_counter() - began
                 played[name] = games["score"][:, 0]
@@ -337,7 +341,7 @@ def bench_tournament(spec, rules, names, agents, n_games, seed, *, batch_size=40
     if table is not None:
         table.writerow(["seed", *[f"seat{s}_{c}" for c in ("agent", "score", "win_share") for s in range(n)]])
     seconds = 0.0  # of play only, as for a solo game
-    with tqdm(total=n_games, unit="game", desc="games", disable=not progress, leave=False) as bar:
+    with tqdm(total=n_games, unit="game", desc=" vs ".join(names), disable=not progress, leave=False) as bar:
         for start in range(0, n_games, _chunk(batch_size)):
             stop = min(start + _chunk(batch_size), n_games)
             lineups = schedule(n_games, A, n, lineup, start, stop)

@@ -13,6 +13,8 @@ import contextlib
 import numpy as np
 from tqdm.auto import tqdm
 
+from agents.base import act
+from agents.streams import decision_keys
 from envs.common import rng as crng
 from envs.common.checks import MAX_SEED, IllegalActionError, check_actions, check_seed, check_seeds
 
@@ -55,16 +57,22 @@ def play_games(core, agents, seeds, lineups=None, *, batch_size: int = 4096, pro
     ``core``: a batched core (``envs.common.core.Core``); ``agents``: :class:`agents.base.Agent`\\ s;
     ``seeds``: integers ``(G,)``; ``lineups``: integers ``(G, n)``, the agent of each seat (default:
     ``agents[0]`` in every seat). Each agent acts on all the games where one of its seats is to
-    decide, in one batch; ``batch_size`` games are played at once, and finished games are dropped
-    from the batch as they end, so a long game never keeps the whole batch busy.
+    decide, in one batch. ``batch_size`` games are played at once and the batch stays full: a finished
+    game's row is dealt the next game of the run at once (from games dealt ahead, one ``core.init``
+    per ``batch_size`` games), until no game is left to deal.
+    Every agent draws its random choices from decision keys (``agents.streams.decision_keys``: the
+    game's seed, the agent's key, the game's decision number), so each game's play — and so every
+    output — is the same for any ``batch_size``, any split of the seeds into calls, any place of the
+    game in the batch.
     ``make_view(core, state, seats)`` (``GameSpec.make_view``) builds the look-ahead view for agents
     with ``needs_view``; ``summary(core, state)`` (``GameSpec.summary``) the game's own figures of
     finished games (default: the score is the sum of a seat's rewards, the standing the score).
     Every action is checked against the legal mask (:func:`legal`), so ``core`` may be built with
     ``check_actions=False``. ``observers`` (e.g. a metric recorder, ``envs.common.metrics``) watch
-    the play: ``on_start(core, state, games)`` when a batch of games starts and ``on_step(core,
-    state, actions, rewards, games)`` after each step, ``games`` being the numbers (0 … G−1) of the
-    state's rows.
+    the play: ``on_start(core, state, games)`` when games are dealt — ``state`` holds just those games,
+    ``games`` (integers) their numbers (0 … G−1), called again for each refill — and ``on_step(core,
+    state, actions, rewards, games)`` after each step, ``games`` being the numbers of the state's rows
+    (a row's number changes when it is dealt a new game; a finished row not yet dealt keeps its own).
     ``progress``: True, a label, False, or a tqdm bar to update (one spanning several calls).
 
     Returns ``score`` and ``standing`` ``float64 (G, n)``, ``win_share`` ``float64 (G, n)`` (1/k for
@@ -76,77 +84,128 @@ def play_games(core, agents, seeds, lineups=None, *, batch_size: int = 4096, pro
     lineups = np.zeros((G, n), np.int64) if lineups is None else np.asarray(lineups, np.int64)
     if lineups.shape != (G, n):
         raise ValueError(f"lineups must have shape ({G}, {n}) (games, seats), got {lineups.shape}")
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be at least 1, got {batch_size}")
     score, standing = np.zeros((G, n)), np.zeros((G, n))
     length = np.zeros(G, np.int64)
     tallies: dict[str, dict[str, float]] = {}
     label = getattr(agents[0], "name", "games") if len(agents) == 1 else "games"
+    if G == 0:
+        return {"score": score, "standing": standing, "win_share": score.copy(), "length": length, "tallies": tallies}
+    shoe = _Shoe(core, seeds, min(batch_size, G))
+    ids, state = shoe.deal(min(batch_size, G))
+    for observer in observers:
+        observer.on_start(core, state, ids)
+    returns = np.zeros((ids.size, n))
+    decisions = np.zeros(ids.size, np.int64)
+    recorded = np.zeros(ids.size, bool)
     with _progress(progress, G, label) as bar:
-        for start in range(0, G, batch_size):
-            ids = np.arange(start, min(start + batch_size, G))
-            state = core.init(seeds[ids])
+        while not recorded.all():
+            live = ~state.done
+            seat = np.maximum(core.to_act(state), 0)  # a finished game's seat (-1) is never used
+            masks = core.legal_mask(state)
+            obs = core.observe(state) if n == 1 else core.observe(state, seat)
+            if len(agents) == 1:  # the whole batch at once (a finished game ignores its action)
+                agent = agents[0]
+                view = make_view(core, state, seat) if make_view is not None and agent.needs_view else None
+                chosen = decide(agent, obs, masks, view, seeds[ids], decisions)
+                actions = legal(core, state, agent, chosen, masks, live, games=ids)
+            else:
+                actions = np.zeros(ids.size, np.int64)
+                owner = lineups[ids, seat]
+                for a, agent in enumerate(agents):
+                    rows = np.flatnonzero((owner == a) & live)
+                    if rows.size:
+                        view = (make_view(core, state.take(rows), seat[rows])
+                                if make_view is not None and agent.needs_view else None)
+                        chosen = decide(agent, obs[rows], masks[rows], view, seeds[ids[rows]], decisions[rows])
+                        actions[rows] = legal(core, state, agent, chosen, masks[rows], live[rows], rows, ids[rows])
+            rewards = core.step(state, actions)
             for observer in observers:
-                observer.on_start(core, state, ids)
-            returns = np.zeros((ids.size, n))
-            decisions = np.zeros(ids.size, np.int64)
-            recorded = np.zeros(ids.size, bool)
-            while not recorded.all():
-                live = ~state.done
-                seat = np.maximum(core.to_act(state), 0)  # a finished game's seat (-1) is never used
-                masks = core.legal_mask(state)
-                obs = core.observe(state) if n == 1 else core.observe(state, seat)
-                if len(agents) == 1:  # the whole batch at once (a finished game ignores its action)
-                    view = make_view(core, state, seat) if make_view is not None and agents[0].needs_view else None
-                    actions = legal(core, state, agents[0], agents[0].act(obs, masks, view), masks, live)
+                observer.on_step(core, state, actions, rewards, ids)
+            returns += np.reshape(rewards, (ids.size, n))
+            decisions += live
+            ended = np.flatnonzero(state.done & ~recorded)
+            if ended.size:
+                games = ids[ended]
+                if summary is None:
+                    score[games] = standing[games] = returns[ended]
                 else:
-                    actions = np.zeros(ids.size, np.int64)
-                    owner = lineups[ids, seat]
-                    for a, agent in enumerate(agents):
-                        rows = np.flatnonzero((owner == a) & live)
-                        if rows.size:
-                            view = (make_view(core, state.take(rows), seat[rows])
-                                    if make_view is not None and agent.needs_view else None)
-                            actions[rows] = legal(core, state, agent, agent.act(obs[rows], masks[rows], view),
-                                                  masks[rows], live[rows], rows)
-                rewards = core.step(state, actions)
+                    figures = summary(core, state.take(ended))
+                    score[games], standing[games] = figures["score"], figures["standing"]
+                    for group, items in figures.get("tallies", {}).items():
+                        sums = tallies.setdefault(group, {})
+                        for item, values in items.items():
+                            sums[item] = sums.get(item, 0.0) + float(np.sum(values))
+                length[games] = decisions[ended]
+                recorded[ended] = True
+                bar.update(ended.size)
+            free = np.flatnonzero(recorded)
+            while free.size and shoe.left:  # deal the next games of the run into the finished rows
+                new, dealt = shoe.deal(free.size)
+                rows, free = free[: new.size], free[new.size:]
+                state.put(rows, dealt)
+                ids[rows], recorded[rows], returns[rows], decisions[rows] = new, False, 0.0, 0
                 for observer in observers:
-                    observer.on_step(core, state, actions, rewards, ids)
-                returns += np.reshape(rewards, (ids.size, n))
-                decisions += live
-                ended = np.flatnonzero(state.done & ~recorded)
-                if ended.size:
-                    games = ids[ended]
-                    if summary is None:
-                        score[games] = standing[games] = returns[ended]
-                    else:
-                        figures = summary(core, state.take(ended))
-                        score[games], standing[games] = figures["score"], figures["standing"]
-                        for group, items in figures.get("tallies", {}).items():
-                            sums = tallies.setdefault(group, {})
-                            for item, values in items.items():
-                                sums[item] = sums.get(item, 0.0) + float(np.sum(values))
-                    length[games] = decisions[ended]
-                    recorded[ended] = True
-                    bar.update(ended.size)
-                keep = np.flatnonzero(~recorded)
-                if 0 < keep.size < 0.75 * ids.size:  # drop finished games once a quarter has ended
-                    ids, recorded, state = ids[keep], recorded[keep], state.take(keep)
-                    returns, decisions = returns[keep], decisions[keep]
+                    observer.on_start(core, dealt, new)
+            if free.size > 0.25 * ids.size and not recorded.all():  # nothing left to deal: drop finished
+                keep = np.flatnonzero(~recorded)  # games once a quarter has ended
+                ids, recorded, state = ids[keep], recorded[keep], state.take(keep)
+                returns, decisions = returns[keep], decisions[keep]
     best = standing == standing.max(axis=1, keepdims=True)
     return {"score": score, "standing": standing, "win_share": best / best.sum(axis=1, keepdims=True),
             "length": length, "tallies": tallies}
 
 
-def legal(core, state, agent, actions, masks, live, rows=None) -> np.ndarray:
+def decide(agent, observations, masks, view, seeds, decisions) -> np.ndarray:
+    """``agent``'s actions (``int64 (R,)``) in R games seeded ``seeds`` (``uint64 (R,)``) at their decision
+    number ``decisions`` (``int64 (R,)``): the agent gets the decision keys of those games
+    (``agents.streams.decision_keys``) if its ``act`` takes keys."""
+    keys = decision_keys(agent.key, seeds, decisions) if getattr(agent, "takes_keys", False) else None
+    return act(agent, observations, masks, view, keys)
+
+
+class _Shoe:
+    """The games of a run not yet in play, dealt ahead ``ahead`` at a time (one ``core.init`` each) and
+    handed out in game order."""
+
+    def __init__(self, core, seeds: np.ndarray, ahead: int) -> None:
+        self.core, self.seeds, self.ahead = core, seeds, ahead
+        self.next = 0  # the first game not handed out
+        self.stock, self.stock_used = None, 0  # the games dealt ahead, and how many are handed out
+
+    @property
+    def left(self) -> int:
+        """Games not handed out yet."""
+        return self.seeds.size - self.next
+
+    def deal(self, count: int) -> tuple[np.ndarray, object]:
+        """Up to ``count`` next games (fewer when the games dealt ahead run out): their numbers
+        ``int64 (c,)`` and their state (``c`` games, a view of the games dealt ahead)."""
+        if self.stock is None or self.stock_used == self.stock.batch_size:
+            size = min(self.ahead, self.left)
+            self.stock, self.stock_used = self.core.init(self.seeds[self.next:self.next + size]), 0
+        count = min(count, self.stock.batch_size - self.stock_used)
+        games = np.arange(self.next, self.next + count)
+        dealt = self.stock.take(slice(self.stock_used, self.stock_used + count))
+        self.next += count
+        self.stock_used += count
+        return games, dealt
+
+
+def legal(core, state, agent, actions, masks, live, rows=None, games=None) -> np.ndarray:
     """``actions`` (``int64 (R,)``, one per row ``rows`` of ``state``, default all) if each live one is
-    legal by ``masks`` (``bool (R, A)``); ``IllegalActionError`` naming the agent, the action and why
-    otherwise. The check costs one gather, so cores may be built with ``check_actions=False``."""
+    legal by ``masks`` (``bool (R, A)``); ``IllegalActionError`` naming the agent, the action, the game
+    (``games``: the number of each of the R games, default its row) and why otherwise. The check costs
+    one gather, so cores may be built with ``check_actions=False``."""
     actions = check_actions(actions, masks.shape[0], masks.shape[1], live)
     ok = masks[np.arange(actions.size), np.clip(actions, 0, masks.shape[1] - 1)] | ~live
     if not ok.all():
         r = int(np.flatnonzero(~ok)[0])
-        game, action = r if rows is None else int(rows[r]), int(actions[r])
+        row, action = r if rows is None else int(rows[r]), int(actions[r])
+        game = row if games is None else int(games[r])
         raise IllegalActionError(f"agent {getattr(agent, 'name', agent)!r} chose {core.actions.describe(action)!r} "
-                                 f"(action {action}) in game {game}: {core.explain_illegal(state, game, action)}")
+                                 f"(action {action}) in game {game}: {core.explain_illegal(state, row, action)}")
     return actions
 
 

@@ -2,10 +2,11 @@
 
 The games of each cell — one rules variant played by one table of agents — are split into chunks by
 game index (``chunk`` games each). A chunk is a self-contained task: game i's seed depends only on
-(run seed, i) (:func:`train.evaluate.loop.game_seeds`) and the agents of a chunk are seeded from (run seed,
-chunk index, agent index), never from the worker or the order in which tasks run. The tasks are the
-same whatever the backend, their results are put back in task order, so ``--backend ray`` gives the
-same numbers as ``--backend local``, exactly.
+(run seed, i) (:func:`train.evaluate.loop.game_seeds`), the agents are seeded from (run seed, agent
+index) (:func:`train.evaluate.loop.agent_seed`) and draw every random choice from the key of (game
+seed, agent, decision) (``agents.streams``) — never from the chunk, the worker, the batch or the order
+in which tasks run. So a game is played the same way for any ``--chunk``, backend or worker count;
+the results are put back in task order, and every output is the same, byte for byte.
 """
 
 from __future__ import annotations
@@ -18,9 +19,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 import envs
-from envs.common.checks import check_seed
 from envs.common.metrics import Catalogue
-from envs.registry import load
 from train.evaluate.tournament import lineup_rotation
 
 #: Games per task (and per batch stepped at once) unless told otherwise.
@@ -68,12 +67,6 @@ def lineups_of(cell: Cell, n_players: int, start: int, count: int) -> np.ndarray
     return lineup_rotation(list(cell.lineup))[(start + np.arange(count)) % n_players]
 
 
-def agent_seeds(seed: int, chunk: int, n_agents: int) -> list[int]:
-    """The seeds of the agents of chunk ``chunk`` of a run seeded ``seed`` (one per agent)."""
-    state = np.random.SeedSequence([check_seed(seed), chunk]).generate_state(n_agents, np.uint64)
-    return [int(s) for s in state]
-
-
 def tasks_of(game: str, cells: Sequence[Cell], n_games: int, seed: int, chunk: int = CHUNK, save: int = 0) -> list[Task]:
     """Every cell's ``n_games`` games as tasks of ``chunk`` games, cell by cell, in game order; the first
     ``save`` games of each cell are recorded as replays."""
@@ -89,21 +82,20 @@ def play_task(task: Task) -> dict:
     ``"replays"`` the replay records (``train.watch.replay.GameRecord``) of its games below ``task.save``."""
     from agents.registry import make_agent
     from agents.restricted import RestrictedAgent
-    from train.evaluate.loop import game_seeds, play_games
+    from train.evaluate.loop import agent_seed, game_seeds, play_games
     from train.watch.replay import Recorder
 
     spec = envs.spec(task.game)
     cell = task.cell
     core = spec.make_core(cell.rules, check_actions=False)
-    agents = [make_agent(task.game, a, cell.rules, seed=s)
-              for a, s in zip(cell.agents, agent_seeds(task.seed, task.chunk, len(cell.agents)))]
+    agents = [make_agent(task.game, a, cell.rules, seed=agent_seed(task.seed, i)) for i, a in enumerate(cell.agents)]
     lineups = lineups_of(cell, core.n_players, task.start, task.count)
     seeds = game_seeds(task.seed, task.count, task.start)
     observers = [catalogue(task.game).make_recorder(core, task.count, lineups=lineups)]
     replays = Recorder(task.save) if task.start < task.save else None
     if replays is not None:
         observers.append(replays.observer(task.start, seeds, [[cell.agents[a] for a in row] for row in lineups]))
-    play_games(core, agents, seeds, lineups, batch_size=task.count, progress=False, make_view=spec.make_view,
+    play_games(core, agents, seeds, lineups, batch_size=CHUNK, progress=False, make_view=spec.make_view,
                summary=spec.summary_of(), observers=observers)
     restricted = {a: [agent.decisions, agent.fallbacks] for a, agent in zip(cell.agents, agents)
                   if isinstance(agent, RestrictedAgent)}
@@ -113,10 +105,7 @@ def play_task(task: Task) -> dict:
 
 def catalogue(game: str) -> Catalogue:
     """The metric catalogue of ``game`` (``GameSpec.metrics``); ``ValueError`` if it has none."""
-    where = envs.spec(game).metrics
-    if where is None:
-        raise ValueError(f"{game} has no metric catalogue (GameSpec.metrics), so rule variants cannot be compared")
-    return load(where)
+    return envs.spec(game).catalogue()
 
 
 class LocalBackend:

@@ -3,14 +3,19 @@ its 95% interval, every difference against the base with its interval, p-value, 
 correction over all the comparisons of the run and a verdict in words; a designer's report.
 
 Every variant is played on the same seeds (common random numbers): game i of every variant and every
-table has the same seed, so differences are paired game by game — unless the variant changes the deal
-(a rule option in the catalogue's ``deal_options``, e.g. Airport Scramble's ``grid_size`` or
-``edition``, Flight Tycoon's ``n_players``), where the report says so and the comparison is unpaired
-(Welch). Tables: one per agent (in a multi-player game, the agent in every seat) and, in a
-multi-player game with two agents or more, one table mixing them (the first agent in one seat, the
-others in the rest, rotated over the seats) where the skill gap is measured. Restricted play
-(``--agent restricted:base=heuristic,forbid=replace``) is compared with its base agent on the same
-deals, with the same statistics: what the forbidden kind of action is worth.
+table has the same seed, so differences are paired game by game — also when the variant changes the
+deal (a rule option in the catalogue's ``deal_options``, e.g. Airport Scramble's ``face_up``, Flight
+Tycoon's ``n_players``): the pairs (base game i, variant game i) are still independent from one i to
+the next, so the paired test is valid; the report says the deal changes and shows each comparison's
+pairing correlation. ``--test welch`` unpairs. Tables: one per agent (in a multi-player game, the agent
+in every seat) and, in a multi-player game with two agents or more, one table mixing them (the first
+agent in one seat, the others in the rest, rotated over the seats) where the skill gap is measured.
+The judges (``--judges``, by default the catalogue's: the heuristic and a small search, which adapts to
+the rules by itself) each get a table; their verdicts are set side by side ("agents agree").
+Restricted play (``--agent restricted:base=heuristic,forbid=replace``) is compared with its base agent
+on the same deals, with the same statistics: what the forbidden kind of action is worth.
+``--allow-identical`` runs the A/A check: a variant with the base's rules, played on other seeds, whose
+every "change" is false.
 
 The output folder (``--out``) holds ``report.md``, ``results.json``, ``games.csv``, PNG plots and
 ``variants.toml`` (the variants, readable by ``--variants``), written as a whole at the end; the same
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import re
 import time
 import tomllib
@@ -31,7 +37,7 @@ import numpy as np
 import envs
 from agents.registry import parse_spec
 from agents.restricted import NAME as RESTRICTED
-from train.judge import significance as sig
+from train.judge.analysis import analyse
 from train.judge.backends import BACKENDS, CHUNK, Cell, catalogue, make_backend, merge, tasks_of
 from train.evaluate.bench import games_arg, seed_arg
 
@@ -48,11 +54,15 @@ MEMORY_LIMIT = 4 * 2**30
 class Table:
     """Agents at one table: ``agents`` specs; ``mixed``: a multi-player table of several agents, the
     first in one seat and the others in turn in the rest (rotated over the seats game by game; its
-    skill gap is the first agent's share of the win); otherwise ``agents[0]`` in every seat."""
+    skill gap is the first agent's share of the win); otherwise ``agents[0]`` in every seat.
+    ``judge``: a judge's table (its verdicts lead the report, set beside the other judges');
+    ``extra``: added for a judge, not one of the ``--agent`` tables (so never in the skill gap)."""
 
     name: str
     agents: tuple[str, ...]
     mixed: bool = False
+    judge: bool = False
+    extra: bool = False
 
     def lineup(self, n_players: int) -> tuple[int, ...] | None:
         """The agent index of each seat for ``n_players`` (``None``: the first agent everywhere)."""
@@ -72,19 +82,25 @@ class Question:
     games: int
     seed: int
     metrics: tuple[str, ...]
-    test: str = "auto"
+    test: str = "paired"
     #: variant -> table -> agent specs replacing the table's (``--retrain``: a model per variant).
     trained: dict[str, dict[str, tuple[str, ...]]] = dataclasses.field(default_factory=dict)
+    #: variant -> the index of its first game (default 0: games 0 … games−1, the same seeds as every
+    #: other variant); an A/A copy or ``tune``'s trials play a disjoint range of games, so other seeds.
+    offsets: dict[str, int] = dataclasses.field(default_factory=dict)
 
     @property
     def base(self) -> str:
         """The base variant's name (the first)."""
         return next(iter(self.variants))
 
+    def judge_tables(self) -> list[Table]:
+        """The judges' tables (``Table.judge``), or the first table when none is a judge."""
+        return [t for t in self.tables if t.judge] or list(self.tables[:1])
+
     def players(self, variant: str) -> int:
         """The player count of ``variant``."""
-        option = envs.spec(self.game).players_option
-        return getattr(self.variants[variant], option) if option else 1
+        return envs.spec(self.game).players(self.variants[variant])
 
     def cells(self) -> list[Cell]:
         """Every (variant, table), variant by variant."""
@@ -157,10 +173,12 @@ def read_variants(path: Path, rules_class) -> dict[str, object]:
     return out
 
 
-def assemble_variants(items: list[tuple[str, object]], rules_class, fixed: dict | None = None) -> dict[str, object]:
+def assemble_variants(items: list[tuple[str, object]], rules_class, fixed: dict | None = None,
+                      allow_identical: bool = False) -> dict[str, object]:
     """The variants in order with the base first: the one named ``base`` or else the defaults added
     as ``base``. ``fixed`` options (e.g. the player count) apply to every variant. Refuses a name given
-    twice and a variant equal to another (the same rules twice)."""
+    twice and, unless ``allow_identical`` (the A/A check), a variant equal to another (the same rules
+    twice)."""
     named: dict[str, object] = {}
     for name, rules in items:
         if name in named:
@@ -174,21 +192,37 @@ def assemble_variants(items: list[tuple[str, object]], rules_class, fixed: dict 
         named = {name: rules.replace(**fixed) for name, rules in named.items()}
     seen: dict[object, str] = {}
     for name, rules in named.items():
-        if rules in seen:
+        if rules in seen and not allow_identical:
             raise ValueError(f"variant {name!r} has the same rules as {seen[rules]!r} ({rules.label()}): "
-                             "a comparison of identical rules tells nothing; change an option or drop one")
-        seen[rules] = name
+                             "a comparison of identical rules tells nothing; change an option or drop one "
+                             "(or give --allow-identical for the A/A check: the copy plays other seeds)")
+        seen.setdefault(rules, name)
     return named
 
 
-def make_tables(game: str, agents: list[str]) -> tuple[Table, ...]:
+def copy_offsets(variants: dict[str, object], games: int) -> dict[str, int]:
+    """The first game of each variant whose rules repeat an earlier variant's (the A/A check): the k-th
+    variant plays games ``k·games … (k+1)·games − 1``, seeds no other variant plays."""
+    seen, out = set(), {}
+    for k, (name, rules) in enumerate(variants.items()):
+        if rules in seen:
+            out[name] = k * games
+        seen.add(rules)
+    return out
+
+
+def make_tables(game: str, agents: list[str], judges: list[str] = ()) -> tuple[Table, ...]:
     """The tables for ``agents``: one per agent; in a multi-player game with two agents or more, also
-    one mixing them (see :class:`Table`)."""
+    one mixing them (see :class:`Table`); then one per judge that is not among the agents. The agents
+    named in ``judges`` are the judges (none: the first agent's table judges alone)."""
     if len(set(agents)) != len(agents):
         raise ValueError(f"each --agent may be given once, got {agents}")
-    tables = [Table(a, (a,)) for a in agents]
+    if len(set(judges)) != len(judges):
+        raise ValueError(f"each --judges agent may be given once, got {list(judges)}")
+    tables = [Table(a, (a,), judge=a in judges) for a in agents]
     if not envs.spec(game).solo and len(agents) > 1:
         tables.append(Table(" vs ".join(agents), tuple(agents), mixed=True))
+    tables += [Table(j, (j,), judge=True, extra=True) for j in judges if j not in agents]
     return tuple(tables)
 
 
@@ -224,143 +258,33 @@ def make_agents_once(question: Question) -> None:
             make_agent(question.game, a, cell.rules, seed=0)
 
 
-def pairing(question: Question) -> dict[str, str | None]:
-    """Per variant: ``None`` when its games pair with the base's (the same deal for the same seed), or
-    the reason they do not (the deal options that differ)."""
-    cat = catalogue(question.game)
-    base = question.variants[question.base]
-    out = {}
-    for name, rules in question.variants.items():
-        differ = [o for o in cat.deal_options if getattr(rules, o) != getattr(base, o)]
-        out[name] = None if not differ else (
-            "the deal depends on the variant (" + ", ".join(f"{o}={getattr(rules, o)}" for o in differ)
-            + "): unpaired")
-    return out
-
-
 # --- playing and analysing ----------------------------------------------------------------------------
 
-def play(question: Question, backend, chunk: int = CHUNK, progress: bool = True, save: int = 0) -> dict:
-    """Play every cell of ``question`` on ``backend`` (recording each cell's first ``save`` games);
-    per ``(variant, table)`` the merged results (``train.judge.backends.merge``)."""
+def play(question: Question, backend, chunk: int = CHUNK, progress: bool = True, save: int = 0,
+         timings: dict | None = None) -> dict:
+    """Play every cell of ``question`` on ``backend`` (recording each cell's first ``save`` games), table
+    by table; per ``(variant, table)`` the merged results (``train.judge.backends.merge``). Each variant
+    plays games from its offset (``Question.offsets``) on. ``timings``, if given, receives each table's
+    wall time in seconds (what each judge cost)."""
     from tqdm.auto import tqdm
 
-    tasks = tasks_of(question.game, question.cells(), question.games, question.seed, chunk, save)
+    cells = question.cells()
+    tasks = []
+    for variant in question.variants:
+        first = question.offsets.get(variant, 0)
+        mine = tasks_of(question.game, [c for c in cells if c.variant == variant], question.games, question.seed,
+                        chunk, save if first == 0 else 0)
+        tasks += [dataclasses.replace(t, start=t.start + first) for t in mine] if first else mine
+    results: dict[int, dict] = {}
     with tqdm(total=sum(t.count for t in tasks), unit="game", disable=not progress,
               leave=False, desc=f"{question.game} × {len(question.variants)} variants") as bar:
-        results = backend.run(tasks, bar.update)
-    return merge(results, tasks)
-
-
-def estimate(metric, num: np.ndarray, den: np.ndarray, level: float = 0.95) -> list[dict | None]:
-    """Per column of a metric (``num``, ``den`` float ``(G, width)``): ``value``, ``low``, ``high``
-    (Wilson for a share, the delta-method t interval otherwise) and ``n`` (the games behind it), or
-    ``None`` where it is undefined (no game defines it)."""
-    out = []
-    for c in range(num.shape[1]):
-        y, x = num[:, c], den[:, c]
-        n = float(x.sum())
-        if not n > 0:
-            out.append(None)
-            continue
-        if metric.kind == "share":
-            value, low, high = sig.wilson(float(y.sum()), n, level)
-        else:
-            value, low, high = sig.ratio_estimate(y, x, level)
-        out.append({"value": value, "low": low, "high": high, "n": int(round(n))})
-    return out
-
-
-def difference(num_v, den_v, num_b, den_b, paired: bool, test: str, seed: int) -> sig.Difference | None:
-    """Variant minus base for one column (float ``(G,)`` arrays); ``None`` if undefined on a side."""
-    if not (den_v.sum() > 0 and den_b.sum() > 0):
-        return None
-    if test == "bootstrap":
-        return sig.bootstrap_difference((num_v, den_v), (num_b, den_b), paired, seed)
-    plain = np.all(den_v == 1) and np.all(den_b == 1)
-    if plain:
-        return sig.paired_difference(num_v, num_b) if paired else sig.welch_difference(num_v, num_b)
-    return sig.ratio_difference((num_v, den_v), (num_b, den_b), paired)
-
-
-def analyse(question: Question, cells: dict) -> dict:
-    """Estimates of every metric per cell, differences of the compared metrics against the base with
-    Holm-adjusted p-values and verdicts, the skill gap per variant, the pairing of each variant."""
-    cat = catalogue(question.game)
-    spec = envs.spec(question.game)
-    paired = pairing(question)
-    metrics_of = {name: {m.name: m for m in cat.for_rules(rules)} for name, rules in question.variants.items()}
-    estimates: dict[str, dict[str, dict[str, list]]] = {}
-    for (variant, table), result in cells.items():
-        for m in metrics_of[variant].values():
-            num, den = result["metrics"][m.name]
-            estimates.setdefault(m.name, {}).setdefault(variant, {})[table] = estimate(m, num, den)
-    # (cell compared, reference cell, paired): every variant against the base, table by table; then
-    # restricted play's tables against their base agents', variant by variant (the same deals: paired)
-    pairs = [((variant, t.name), (question.base, t.name), paired[variant] is None)
-             for variant in list(question.variants)[1:] for t in question.tables]
-    pairs += [((variant, table), (variant, against), True)
-              for variant in question.variants for table, against in question.agent_pairs()]
-    comparisons = []
-    for (variant, table), (ref_variant, ref_table), is_paired in pairs:
-        v, b = cells[(variant, table)]["metrics"], cells[(ref_variant, ref_table)]["metrics"]
-        for name in question.metrics:
-            mv, mb = metrics_of[variant][name], metrics_of[ref_variant][name]
-            if mv.labels != mb.labels:
-                continue  # a breakdown labelled differently (another edition's tickets): not comparable
-            for c, label in enumerate(mv.labels):
-                d = difference(v[name][0][:, c], v[name][1][:, c], b[name][0][:, c], b[name][1][:, c],
-                               is_paired, question.test, question.seed)
-                if d is not None:
-                    comparisons.append({"metric": name, "column": label, "variant": variant, "table": table,
-                                        "against": [ref_variant, ref_table], "difference": d})
-    adjusted = sig.holm([c["difference"].p_value for c in comparisons])
-    for c, p in zip(comparisons, adjusted):
-        c["p_holm"] = float(p)
-        c["verdict"] = sig.verdict(c["difference"], float(p))
-        c["difference"] = c["difference"].to_dict()
-    return {
-        "game": question.game, "title": spec.title, "seed": question.seed, "games": question.games,
-        "base": question.base, "test": question.test,
-        "variants": {name: {"options": rules.changes(), "label": rules.label(), "pairing": paired[name]}
-                     for name, rules in question.variants.items()},
-        "tables": [{"name": t.name, "agents": list(t.agents), "mixed": t.mixed} for t in question.tables],
-        "trained": {v: {t: list(a) for t, a in tables.items()} for v, tables in question.trained.items()},
-        "compared": list(question.metrics),
-        "metrics": {m.name: {"definition": m.definition, "unit": m.unit, "rules": m.rules, "kind": m.kind,
-                             "columns": list(m.columns), "rows": list(m.rows), "plot": m.plot,
-                             "labels": list(metrics_of[question.base][m.name].labels)}
-                    for m in cat.metrics},
-        "estimates": estimates,
-        "comparisons": comparisons,
-        "skill_gap": skill_gap(question, cells, cat, spec.solo),
-        "restricted": {f"{v} / {t}": {a: {"decisions": d, "fallbacks": f} for a, (d, f) in r["restricted"].items()}
-                       for (v, t), r in cells.items() if r["restricted"]},
-    }
-
-
-def skill_gap(question: Question, cells: dict, cat, solo: bool) -> dict:
-    """Per variant, the skill gap: in a solo game the first agent's mean ``cat.skill_gap`` metric minus
-    the second's on the same deals (paired); in a multi-player game that metric in the mixed table."""
-    out = {}
-    if len(question.tables) < 2:
-        return out
-    for variant in question.variants:
-        if solo:
-            first, second = question.tables[0].name, question.tables[1].name
-            a = cells[(variant, first)]["metrics"][cat.skill_gap]
-            b = cells[(variant, second)]["metrics"][cat.skill_gap]
-            d = sig.paired_difference(a[0][:, 0] / np.where(a[1][:, 0] > 0, a[1][:, 0], 1),
-                                      b[0][:, 0] / np.where(b[1][:, 0] > 0, b[1][:, 0], 1))
-            out[variant] = {"what": f"{cat.skill_gap} of {first} minus {second}, same deals",
-                            "value": d.value, "low": d.low, "high": d.high, "n": d.n}
-        else:
-            mixed = question.tables[-1]
-            num, den = cells[(variant, mixed.name)]["metrics"][cat.skill_gap]
-            est = estimate(cat.metric(cat.skill_gap), num, den)[0]
-            out[variant] = {"what": f"{cat.skill_gap} of {mixed.agents[0]} in {mixed.name} "
-                                    f"(fair share {1 / question.players(variant):.3g})", **(est or {})}
-    return out
+        for table in question.tables:
+            at = [i for i, t in enumerate(tasks) if t.cell.table == table.name]
+            start = time.perf_counter()
+            results.update(zip(at, backend.run([tasks[i] for i in at], bar.update)))
+            if timings is not None:
+                timings[table.name] = time.perf_counter() - start
+    return merge([results[i] for i in range(len(tasks))], tasks)
 
 
 def per_game_rows(question: Question, cells: dict):
@@ -369,17 +293,18 @@ def per_game_rows(question: Question, cells: dict):
 
     cat = catalogue(question.game)
     plain = [m for m in cat.metrics if m.width == 1]
-    seeds = game_seeds(question.seed, question.games)
     header = ["variant", "table", "game", "seed", *[m.name for m in plain]]
     rows = []
     for (variant, table), result in cells.items():
+        first = question.offsets.get(variant, 0)
+        seeds = game_seeds(question.seed, question.games, first)
         columns = []
         for m in plain:
             num, den = result["metrics"][m.name]
             with np.errstate(invalid="ignore", divide="ignore"):
                 columns.append(np.where(den[:, 0] > 0, num[:, 0] / den[:, 0], np.nan))
         for i in range(question.games):
-            rows.append([variant, table, i, int(seeds[i]),
+            rows.append([variant, table, first + i, int(seeds[i]),
                          *["" if np.isnan(col[i]) else f"{col[i]:.10g}" for col in columns]])
     return header, rows
 
@@ -401,9 +326,15 @@ def add_common_arguments(p: argparse.ArgumentParser, default_out: str) -> None:
     p.add_argument("--metric", dest="metrics", action="append", metavar="NAME",
                    help="a metric to compare (repeat; default: the catalogue's headline metrics; "
                         "docs/metrics.md lists them)")
-    p.add_argument("--test", choices=("auto", "bootstrap"), default="auto",
-                   help="differences: auto = paired t where games pair, Welch otherwise, delta method for "
-                        "ratios; bootstrap = percentile bootstrap over games (default auto)")
+    p.add_argument("--judges", nargs="+", action="extend", metavar="SPEC",
+                   help="the agents whose verdicts are set side by side (each gets a table unless it is an "
+                        "--agent; the first leads); default per game: "
+                        + ", ".join(f"{g} {' and '.join(catalogue(g).judges) or 'its first agent'}"
+                                    for g in envs.games()) + "; ppo:path=MODEL.zip judges too")
+    p.add_argument("--test", choices=("paired", "welch", "bootstrap"), default="paired",
+                   help="differences: paired = paired t game by game (game i on seed i under every variant; the "
+                        "delta method for ratios); welch = Welch's t, unpaired; bootstrap = percentile bootstrap "
+                        "over games, pairs resampled together (default paired)")
     p.add_argument("--backend", choices=BACKENDS, default="local", help="where the games are played (default local)")
     p.add_argument("--address", metavar="ADDR", help="--backend ray: the cluster's address (default: a local Ray)")
     p.add_argument("--chunk", type=int, default=CHUNK, help=f"games per task (default {CHUNK})")
@@ -427,6 +358,9 @@ def add_parser(sub) -> None:
     p.add_argument("--variant", dest="variant_items", action="append", default=[], metavar="NAME:key=value,...",
                    help="a rules variant (repeat); 'base' names the base (default: the defaults)")
     p.add_argument("--variants", type=Path, metavar="FILE.toml", help="variants from a TOML file, one table each")
+    p.add_argument("--allow-identical", action="store_true",
+                   help="the A/A check: allow a variant with the same rules as another; it plays other seeds, "
+                        "and the report counts its false changes (about 5%% before Holm, at most 5%% after)")
     p.set_defaults(func=main)
 
 
@@ -456,10 +390,12 @@ def common_setup(args, variants: dict[str, object], command: str, search: bool =
         raise ValueError(f"--retrain-config {str(args.retrain_config)!r}: "
                          + ("give --retrain STEPS too" if args.retrain is None else "no such file"))
     cat = catalogue(args.game)
-    metrics = tuple(args.metrics or [m.name for m in cat.headline()])
+    metrics = tuple(dict.fromkeys(args.metrics or [m.name for m in cat.headline()]))
     agents = args.agents or list(cat.default_agents)
-    question = Question(args.game, variants, make_tables(args.game, agents), args.games or spec.bench_games,
-                        args.seed, metrics, args.test)
+    judges = list(dict.fromkeys(args.judges or cat.judges or agents[:1]))
+    games = args.games or spec.bench_games
+    question = Question(args.game, variants, make_tables(args.game, agents, judges), games, args.seed, metrics,
+                        args.test, offsets=copy_offsets(variants, games))
     check_question(question, search)
     check_memory(question)
     make_agents_once(question)
@@ -473,29 +409,35 @@ def run_question(question: Question, backend, out, args, extra=None) -> dict:
     """Play, analyse and write the report of ``question`` into the output folder ``out``; prints the
     verdict table; returns the analysis."""
     start = time.perf_counter()
+    timings: dict[str, float] = {}
     with out.writing() as folder:
         if args.retrain:
             question = retrain(question, args.retrain, args.retrain_config, folder / "models", not args.no_progress)
-        analysis = report_into(folder, question, backend, args.chunk, not args.no_progress, extra, args.save_games or 0)
+        analysis = report_into(folder, question, backend, args.chunk, not args.no_progress, extra, args.save_games or 0,
+                               timings)
     seconds = time.perf_counter() - start
     from train.judge import designer_report
 
     designer_report.print_verdicts(analysis)
+    print("what each table cost (wall time, all its variants; also in timings.json): "
+          + ", ".join(f"{t} {s:.1f} s" for t, s in timings.items()))
     cells_count = len(question.variants) * len(question.tables)
     print(f"{cells_count} cells × {question.games} games in {seconds:.1f} s; wrote {', '.join(out.files)} to {out.path}/")
     return analysis
 
 
 def report_into(folder: Path, question: Question, backend, chunk: int = CHUNK, progress: bool = True,
-                extra: dict | None = None, save: int = 0) -> dict:
+                extra: dict | None = None, save: int = 0, timings: dict | None = None) -> dict:
     """Play ``question`` on ``backend`` and write its report into ``folder`` (a folder being written,
     e.g. ``OutputFolder.writing``), with the first ``save`` games of each cell as replay files
     (``replays/<variant>--<table>.jsonl``, read by ``aerodeck replay``); returns the analysis (``extra``
-    added to it)."""
+    added to it; a callable ``extra`` is given the analysis first). ``timings`` (a dict) receives each table's wall time, also written to ``timings.json``
+    — the one file that differs from run to run (report.md and results.json hold no timing)."""
     from train.judge import designer_report
     from train.watch import replay
 
-    cells = play(question, backend, chunk, progress, save)
+    timings = {} if timings is None else timings
+    cells = play(question, backend, chunk, progress, save, timings)
     for (variant, table), result in cells.items():
         if result["replays"]:
             name = re.sub(r"[^A-Za-z0-9_.=+-]+", "_", f"{variant}--{table}")
@@ -504,8 +446,9 @@ def report_into(folder: Path, question: Question, backend, chunk: int = CHUNK, p
     analysis = analyse(question, cells)
     analysis["trained"] = {v: {t: [a.replace(f"{folder}/", "") for a in specs] for t, specs in tables.items()}
                            for v, tables in analysis["trained"].items()}  # model paths inside the folder
-    analysis.update(extra or {})
+    analysis.update((extra(analysis) if callable(extra) else extra) or {})
     designer_report.write(folder, analysis, per_game_rows(question, cells))
+    (folder / "timings.json").write_text(json.dumps({"seconds_per_table": timings}, indent=1) + "\n", encoding="utf-8")
     return analysis
 
 
@@ -513,17 +456,15 @@ def retrain(question: Question, steps: int, config: Path | None, folder: Path, p
     """A PPO agent trained per variant for ``steps`` steps on that variant's rules (``aerodeck train``,
     with ``config`` if given), added as the table ``ppo (retrained)``: each variant plays its own model;
     the report says which model was trained on which rules."""
-    from train import cli
+    from train.learn.config import load_config
+    from train.learn.train import train
 
     trained: dict[str, dict[str, tuple[str, ...]]] = {}
-    table = Table("ppo (retrained)", ("ppo",))
+    table = Table("ppo (retrained)", ("ppo",), judge=True, extra=True)
+    settings = load_config(question.game, config)
     for name, rules in question.variants.items():
-        where = folder / name.replace("/", "_").replace(" ", "_")
-        argv = ["train", question.game, "--steps", str(steps), "--seed", str(question.seed), "--out", str(where),
-                *[f"--rule={item}" for item in rules.to_strings()], *(["--config", str(config)] if config else []),
-                *([] if progress else ["--no-progress"])]
-        if cli.main(argv):
-            raise ValueError(f"--retrain: training on variant {name!r} failed (aerodeck {' '.join(argv)})")
+        where = train(question.game, rules, settings, folder / name.replace("/", "_").replace(" ", "_"), steps=steps,
+                      seed=question.seed, progress=progress)
         trained[name] = {table.name: (f"ppo:path={where / 'best.zip'}",)}
     return dataclasses.replace(question, tables=(*question.tables, table), trained=trained)
 
@@ -535,7 +476,7 @@ def main(args: argparse.Namespace) -> int:
     items = [parse_variant(v, rules_class) for v in args.variant_items]
     if args.variants is not None:
         items += list(read_variants(args.variants, rules_class).items())
-    variants = assemble_variants(items, rules_class, fixed_options(args, spec))
+    variants = assemble_variants(items, rules_class, fixed_options(args, spec), args.allow_identical)
     question, backend, out = common_setup(args, variants, "compare")
     run_question(question, backend, out, args)
     return 0

@@ -10,7 +10,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 import sys
 from pathlib import Path
 
@@ -20,41 +19,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-#: Breakdowns with more columns than this are drawn but not tabled column by column in report.md.
-MAX_TABLE_COLUMNS = 40
-
-
-def number(x: float | None, digits: int = 4) -> str:
-    """A value for a table: ``digits`` significant digits; ``–`` when undefined."""
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "–"
-    return f"{x:.{digits}g}"
-
-
-def interval(e: dict | None) -> str:
-    """``value [low, high]`` of an estimate, or ``–``."""
-    if e is None or "value" not in e:
-        return "–"
-    return f"{number(e['value'])} [{number(e['low'])}, {number(e['high'])}]"
-
-
-def comparison_name(c: dict) -> str:
-    """A comparison's metric and column, e.g. ``score`` or ``action_mix / replace``."""
-    return c["metric"] + (f" / {c['column']}" if c["column"] else "")
-
-
-def comparison_values(a: dict, c: dict) -> tuple[dict | None, dict | None, dict]:
-    """The estimates of the compared cell and of the reference cell, and the difference."""
-    col = a["metrics"][c["metric"]]["labels"].index(c["column"]) if c["column"] else 0
-    est = a["estimates"][c["metric"]]
-    ref_variant, ref_table = c["against"]
-    return est[c["variant"]][c["table"]][col], est[ref_variant][ref_table][col], c["difference"]
-
-
-def p_text(p: float) -> str:
-    """A p-value with two significant digits; an underflow reads ``<1e-300``."""
-    return f"{p:.2g}" if p > 0 else "<1e-300"
-
+from train.judge.wording import comparison_name, comparison_values, correlation_text, interval, main_comparisons, number, p_text, percent, relative  # noqa: E402
 
 # --- files -----------------------------------------------------------------------------------------
 
@@ -71,6 +36,8 @@ def write(folder: Path, analysis: dict, rows: tuple[list, list]) -> None:
     (folder / "games.csv").write_text(buf.getvalue(), encoding="utf-8")
     (folder / "variants.toml").write_text(variants_toml(analysis), encoding="utf-8")
     plots = draw(folder, analysis)
+    from train.judge.report_markdown import markdown
+
     (folder / "report.md").write_text(markdown(analysis, plots), encoding="utf-8")
 
 
@@ -115,85 +82,9 @@ def catalogue_markdown(catalogue, title: str) -> str:
             breakdown = f"{len(m.columns)} columns: {', '.join(m.columns[:3])}, …, {m.columns[-1]}"
         else:
             breakdown = ", ".join(m.columns) or "—"
-        interval = "Wilson" if m.kind == "share" else "t (delta method)"
+        interval = {"share": "Wilson", "rate": "bootstrap over games"}.get(m.kind, "t (delta method)")
         out.append(f"| `{m.name}` | {m.definition} | {m.unit} | {m.rules} | {interval} | {breakdown} | "
                    f"{'yes' if m.headline else ''} |")
-    return "\n".join(out) + "\n"
-
-
-def markdown(analysis: dict, plots: dict[str, str]) -> str:
-    """``report.md``: the question, the verdicts, the skill gap, every metric's table and the plots."""
-    a = analysis
-    out = [f"# {a['title']}: rule variants compared", ""]
-    out += ["## The question", ""]
-    out.append(f"{a['games']:,} games per variant and table, seed {a['seed']}; every variant plays the same "
-               f"seeds (game i has the same seed everywhere). Base: **{a['base']}**.")
-    out += ["", "| variant | rule options | its games against the base's |", "|---|---|---|"]
-    for name, v in a["variants"].items():
-        pairing = "the base" if name == a["base"] else (v["pairing"] or "paired with the base, game by game")
-        out.append(f"| {name} | {v['label']} | {pairing} |")
-    out += ["", "| table | agents | seats |", "|---|---|---|"]
-    for t in a["tables"]:
-        seats = (f"{t['agents'][0]} in one seat, {', '.join(t['agents'][1:])} in the others, rotated"
-                 if t["mixed"] else "every seat")
-        out.append(f"| {t['name']} | {', '.join(t['agents'])} | {seats} |")
-    if a["trained"]:
-        out += ["", "Agents trained per variant (`--retrain`): "
-                + "; ".join(f"variant **{v}** plays table *{t}* with `{', '.join(s)}` (trained on that variant's rules)"
-                            for v, tables in a["trained"].items() for t, s in tables.items()) + "."]
-    if a["restricted"]:
-        out += ["", "Restricted play: decisions where the restriction left no legal action and the full mask "
-                "was used:"]
-        out += [f"- {cell}: " + "; ".join(f"`{agent}` {r['fallbacks']:,} of {r['decisions']:,} decisions"
-                                           for agent, r in agents.items())
-                for cell, agents in a["restricted"].items()]
-    method = {"auto": "paired t-test where games pair, Welch's t-test where they do not; ratios by the delta "
-                      "method", "bootstrap": "percentile bootstrap over games (pairs resampled together)"}[a["test"]]
-    out += ["", "## Verdicts", "",
-            f"Each compared metric of each variant against the base, table by table (and each restricted "
-            f"agent against its base agent on the same deals): the difference with its 95% interval "
-            f"({method}), its p-value, and the p-value after Holm–Bonferroni over all "
-            f"{len(a['comparisons'])} comparisons of this run. A verdict is \"higher\" or \"lower\" when the "
-            "adjusted p-value is below 0.05; otherwise it gives the smallest change this number of games "
-            "detects (5% level, 80% power).", ""]
-    out += ["| metric | compared | against | against: value | compared: value | difference [95% CI] | p | "
-            "p (Holm) | verdict |", "|---|---|---|---|---|---|---|---|---|"]
-    for c in a["comparisons"]:
-        mine, theirs, d = comparison_values(a, c)
-        out.append(f"| {comparison_name(c)} | {c['variant']} / {c['table']} | {' / '.join(c['against'])} | "
-                   f"{interval(theirs)} | {interval(mine)} | {number(d['value'])} [{number(d['low'])}, "
-                   f"{number(d['high'])}] | {p_text(d['p_value'])} | {p_text(c['p_holm'])} | {c['verdict']} |")
-    if a["skill_gap"]:
-        out += ["", "## Skill gap", "", "| variant | skill gap [95% CI] | measured as |", "|---|---|---|"]
-        for variant, g in a["skill_gap"].items():
-            out.append(f"| {variant} | {interval(g)} | {g['what']} |")
-    out += ["", "## Metrics", "", "Every metric of the catalogue (docs/metrics.md) per variant and table, "
-            "with its 95% interval (Wilson for shares, t by the delta method otherwise).", ""]
-    for name, m in a["metrics"].items():
-        out += [f"### {name}", "", f"{m['definition']} — unit: {m['unit']}; rules: {m['rules']}.", ""]
-        if name in plots:
-            out += [f"![{name}]({plots[name]})", ""]
-        labels = m["labels"]
-        if len(labels) > MAX_TABLE_COLUMNS:
-            out += [f"({len(labels)} columns: see results.json.)", ""]
-            continue
-        cells = [(v, t["name"]) for v in a["variants"] for t in a["tables"]]
-        head = ["" if labels == [""] else "column", *[f"{v} / {t}" for v, t in cells]]
-        out.append("| " + " | ".join(head) + " |")
-        out.append("|" + "---|" * len(head))
-        for i, label in enumerate(labels):
-            row = [label or "value"]
-            for v, t in cells:
-                values = a["estimates"].get(name, {}).get(v, {}).get(t)
-                row.append(interval(values[i]) if values and i < len(values) else "–")
-            out.append("| " + " | ".join(row) + " |")
-        out.append("")
-    if "overview" in plots:
-        out += ["## Overview", "", f"![compared metrics]({plots['overview']})", ""]
-    sweeps = [k for k in plots if k.startswith("sweep ")]
-    if sweeps:
-        out += ["## Over the grid", "", f"Grid: {' × '.join(a['sweep']['keys'])}.", ""]
-        out += [f"![{k}]({plots[k]})" for k in sweeps] + [""]
     return "\n".join(out) + "\n"
 
 
@@ -214,7 +105,8 @@ def draw(folder: Path, a: dict) -> dict[str, str]:
     """The PNG plots of the report: the compared metrics per variant with error bars (``overview``) and
     one plot per metric whose ``plot`` asks for one. Returns metric name -> file name."""
     files: dict[str, str] = {}
-    compared = [name for name in dict.fromkeys(a["compared"]) if len(a["metrics"][name]["labels"]) == 1]
+    compared = [name for name in dict.fromkeys(a["compared"]) if len(a["metrics"][name]["labels"]) == 1
+                and any(e[0] is not None for tables in a["estimates"][name].values() for e in tables.values())]
     if compared:
         files["overview"] = "metrics.png"
         _save(_overview(a, compared), folder / "metrics.png")
@@ -225,11 +117,52 @@ def draw(folder: Path, a: dict) -> dict[str, str]:
     for name, m in a["metrics"].items():
         if m["plot"] is None:
             continue
+        if m["plot"] == "histogram":
+            if name in a.get("histograms", {}):
+                files[f"histogram {name}"] = f"{name}-histogram.png"
+                _save(_histogram(a, name), folder / files[f"histogram {name}"])
+            continue
         fig = {"distribution": _distribution, "heatmap": _heatmap, "stacked": _stacked, "curve": _curve}[m["plot"]](a, name)
         if fig is not None:
             files[name] = f"{name}.png"
             _save(fig, folder / files[name])
     return files
+
+
+def _grid(n: int, width: float, height: float, cols: int = 3, **kw):
+    """A figure of ``n`` panels in rows of at most ``cols``, the unused panels switched off."""
+    cols = min(cols, n)
+    rows = -(-n // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(width * cols, height * rows), squeeze=False, **kw)
+    for ax in axes.ravel()[n:]:
+        ax.axis("off")
+    return fig, axes.ravel()[:n]
+
+
+def _histogram(a: dict, name: str):
+    """The per-game distribution of a count metric: one panel per table, one step line per variant."""
+    h = a["histograms"][name]
+    edges = np.array(h["edges"])
+    tables = [t["name"] for t in a["tables"] if any(t["name"] in c for c in h["counts"].values())]
+    fig, axes = _grid(len(tables), 4.6, 3.2, sharey=False)
+    for ax, table in zip(axes, tables):
+        used = np.zeros(edges.size - 1, bool)
+        for variant, per_table in h["counts"].items():
+            counts = np.array(per_table.get(table, []), float)
+            if counts.size and counts.sum() > 0:
+                ax.stairs(counts / counts.sum(), edges, label=variant, linewidth=1.4)
+                used |= counts > 0
+        if used.any():  # this table's own range: another table may spread far wider
+            ax.set_xlim(edges[np.argmax(used)], edges[used.size - np.argmax(used[::-1])])
+        ax.set_title(table, fontsize=9)
+        unit = a["metrics"][name]["unit"]
+        ax.set_xlabel(name if unit == name else f"{name} ({unit})", fontsize=8)
+        ax.set_ylabel("share of games", fontsize=8)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=min(6, len(labels)), fontsize=8, frameon=False)
+    fig.suptitle(f"{name}: {a['metrics'][name]['definition']}, per game", fontsize=9)
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
+    return fig
 
 
 def _values(a: dict, name: str, variant: str, table: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -244,13 +177,12 @@ def _errors(v, lo, hi) -> list[np.ndarray]:
 
 
 def _overview(a: dict, names: list[str]):
-    tables = [t["name"] for t in a["tables"]]
     variants = list(a["variants"])
-    cols = min(3, len(names))
-    rows = -(-len(names) // cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3.6 * rows), squeeze=False)
+    fig, axes = _grid(len(names), 5, 3.6)
     width = 0.8 / len(variants)
-    for ax, name in zip(axes.ravel(), names):
+    for ax, name in zip(axes, names):
+        tables = [t["name"] for t in a["tables"]
+                  if any(a["estimates"][name][v][t["name"]][0] is not None for v in variants)]
         for i, variant in enumerate(variants):
             v = np.array([_values(a, name, variant, t)[0][0] for t in tables])
             lo = np.array([_values(a, name, variant, t)[1][0] for t in tables])
@@ -260,11 +192,10 @@ def _overview(a: dict, names: list[str]):
                    label=variant)
         ax.set_xticks(np.arange(len(tables)), tables, fontsize=8)
         ax.set_title(f"{name} ({a['metrics'][name]['unit']})", fontsize=9)
-    for ax in axes.ravel()[len(names):]:
-        ax.axis("off")
-    axes.ravel()[0].legend(fontsize=7)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=min(6, len(labels)), fontsize=8, frameon=False)
     fig.suptitle(f"{a['title']}: compared metrics per variant (95% CI), {a['games']:,} games each")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
     return fig
 
 
@@ -311,10 +242,10 @@ def _sweep(a: dict, name: str):
 def _distribution(a: dict, name: str):
     labels = a["metrics"][name]["labels"]
     tables = [t["name"] for t in a["tables"]]
-    fig, axes = plt.subplots(1, len(tables), figsize=(5.5 * len(tables), 3.6), squeeze=False)
+    fig, axes = _grid(len(tables), 5.5, 3.6)
     variants = list(a["variants"])
     width = 0.8 / len(variants)
-    for ax, table in zip(axes[0], tables):
+    for ax, table in zip(axes, tables):
         for i, variant in enumerate(variants):
             v, lo, hi = _values(a, name, variant, table)
             x = np.arange(len(labels)) + (i - (len(variants) - 1) / 2) * width
@@ -323,8 +254,9 @@ def _distribution(a: dict, name: str):
         ax.set_xticks(np.arange(len(labels)), labels, fontsize=8)
         ax.set_title(f"{table}: {name}", fontsize=9)
         ax.set_ylabel(a["metrics"][name]["unit"])
-        ax.legend(fontsize=7)
-    fig.tight_layout()
+    handles, legend = axes[0].get_legend_handles_labels()
+    fig.legend(handles, legend, loc="lower center", ncol=min(6, len(legend)), fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
     return fig
 
 
@@ -354,10 +286,12 @@ def _heatmap(a: dict, name: str):
 def _stacked(a: dict, name: str):
     m = a["metrics"][name]
     rows, columns = m["rows"], m["columns"]
-    cells = _cells(a)
-    fig, axes = plt.subplots(1, len(cells), figsize=(4.2 * len(cells), 3.8), squeeze=False, sharey=True)
+    cells = [(v, t) for v, t in _cells(a) if any(e is not None for e in a["estimates"][name][v][t])]
+    if not cells:
+        return None
+    fig, axes = _grid(len(cells), 4.2, 3.4, sharey=True)
     colours = plt.get_cmap("tab10")
-    for ax, (v, t) in zip(axes[0], cells):
+    for ax, (v, t) in zip(axes, cells):
         values = np.nan_to_num(_values(a, name, v, t)[0].reshape(len(rows), len(columns)))
         bottom = np.zeros(len(rows))
         for j, column in enumerate(columns):
@@ -365,10 +299,11 @@ def _stacked(a: dict, name: str):
             bottom += values[:, j]
         ax.set_xticks(np.arange(len(rows)), rows, fontsize=8)
         ax.set_title(f"{v} / {t}", fontsize=9)
-    axes[0, 0].set_ylabel(m["unit"])
-    axes[0, -1].legend(fontsize=7, loc="upper right")
+    axes[0].set_ylabel(m["unit"])
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(columns), fontsize=8, frameon=False)
     fig.suptitle(f"{name}: {m['definition']}", fontsize=9)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     return fig
 
 
@@ -399,17 +334,29 @@ def print_verdicts(analysis: dict, file=None) -> None:
     console = Console(file=file, width=None if (file or sys.stdout).isatty() else 140)
     table = Table(title=f"{a['title']}: {len(a['comparisons'])} comparisons, {a['games']:,} games each, "
                         f"seed {a['seed']}")
-    for col in ("metric", "compared", "against", "values", "difference [95% CI]", "p (Holm)", "verdict"):
+    for col in ("metric", "compared", "against", "values", "difference [95% CI]", "relative", "r", "p (Holm)",
+                "verdict", "agents agree"):
         table.add_column(col, overflow="fold")
-    for c in a["comparisons"]:
+    for c in main_comparisons(a):
         mine, theirs, d = comparison_values(a, c)
         table.add_row(comparison_name(c), f"{c['variant']} / {c['table']}", " / ".join(c["against"]),
                       f"{number(mine and mine['value'])} vs {number(theirs and theirs['value'])}",
-                      f"{number(d['value'])} [{number(d['low'])}, {number(d['high'])}]", p_text(c["p_holm"]),
-                      c["verdict"])
+                      f"{number(d['value'])} [{number(d['low'])}, {number(d['high'])}]", percent(relative(c, theirs)),
+                      correlation_text(d), p_text(c["p_holm"]), c["verdict"], c.get("agree_text", "–"))
     console.print(table)
+    others = len(a["comparisons"]) - len(main_comparisons(a))
+    if others:
+        console.print(f"({others} comparisons under the other tables: report.md's appendix)")
+    for f in a["fair"]:
+        if f["p_holm"] < 0.05:
+            console.print(f"{f['metric']} {f['column']} under {f['variant']} / {f['table']}: {number(f['test']['value'])} "
+                          f"[{number(f['test']['low'])}, {number(f['test']['high'])}], {f['verdict']} "
+                          f"{number(f['test']['against'], 3)}")
+    for name, aa in a["aa"].items():
+        console.print(f"A/A check, {name}: {aa['changes']} of {aa['comparisons']} comparisons found a change before "
+                      f"Holm, {aa['changes_holm']} after (all false)")
     for variant, g in a["skill_gap"].items():
         console.print(f"skill gap, {variant}: {interval(g)} ({g['what']})")
     for name, v in a["variants"].items():
-        if v["pairing"]:
-            console.print(f"{name}: {v['pairing']}")
+        if v["deal"]:
+            console.print(f"{name}: {v['deal']}, still paired game by game")

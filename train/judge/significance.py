@@ -14,6 +14,12 @@ two-sided interval at ``level`` and a two-sided p-value against "no change":
 - :func:`bootstrap_difference`: a percentile bootstrap over games (pairs resampled together when
   paired), seeded, for a check free of the normal approximation.
 
+A paired difference carries the pairing's ``correlation``: how strongly the two sides' per-game values
+(their linearised contributions, for a ratio) move together over the common seeds — the closer to 1, the
+narrower the paired interval is than an unpaired one. :func:`fair_share_test` tests a share (a seat's
+share of the win) against a fixed value such as the fair share 1/n; :func:`rate_estimates` gives ratios
+of counts (completions per attempt) bootstrap intervals that stay inside [0, 1].
+
 :func:`holm` adjusts the p-values of all the comparisons of a run (Holm 1979, step-down, monotone),
 :func:`minimum_detectable_change` is the smallest true change detected with 80 % power at the nominal
 level, and :func:`verdict` puts the three in words.
@@ -47,6 +53,9 @@ class Difference:
     n: int
     method: str
     level: float = 0.95
+    #: Paired differences: Pearson's correlation of the two sides' per-game values (``None``: unpaired, or a
+    #: side without spread).
+    correlation: float | None = None
 
     def to_dict(self) -> dict:
         """JSON-ready fields."""
@@ -71,15 +80,26 @@ def _clean(x) -> np.ndarray:
     return a
 
 
+def correlation(a, b) -> float | None:
+    """Pearson's correlation of two equally long samples (float ``(G,)``); ``None`` when either side has
+    no spread (the correlation is undefined)."""
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    if a.size < 2 or np.ptp(a) == 0 or np.ptp(b) == 0:
+        return None
+    return float(np.clip(stats.pearsonr(a, b).statistic, -1.0, 1.0))
+
+
 def paired_difference(variant, base, level: float = 0.95) -> Difference:
-    """Mean of ``variant − base`` game by game (float arrays ``(G,)``, the same games): paired t."""
+    """Mean of ``variant − base`` game by game (float arrays ``(G,)``, the same games): paired t, with the
+    pairing's correlation."""
     a, b = _clean(variant), _clean(base)
     if a.shape != b.shape:
         raise ValueError(f"paired samples need the same games, got {a.size} and {b.size}")
     d = a - b
     n = d.size
     se = float(d.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0
-    return _t_difference(float(d.mean()), se, n - 1, n, "paired t", level)
+    return dataclasses.replace(_t_difference(float(d.mean()), se, n - 1, n, "paired t", level),
+                               correlation=correlation(a, b))
 
 
 def _welch_se_df(var_a: float, n_a: int, var_b: float, n_b: int) -> tuple[float, float]:
@@ -134,7 +154,8 @@ def ratio_difference(variant: tuple, base: tuple, paired: bool, level: float = 0
             raise ValueError(f"paired samples need the same games, got {za.size} and {zb.size}")
         d = za - zb
         se = float(d.std(ddof=1) / math.sqrt(d.size)) if d.size > 1 else 0.0
-        return _t_difference(value, se, d.size - 1, d.size, "delta (paired)", level)
+        return dataclasses.replace(_t_difference(value, se, d.size - 1, d.size, "delta (paired)", level),
+                                   correlation=correlation(za, zb))
     if za.size < 2 or zb.size < 2:
         raise ValueError("an unpaired ratio difference needs at least two games on each side")
     se, df = _welch_se_df(za.var(ddof=1), za.size, zb.var(ddof=1), zb.size)
@@ -170,7 +191,9 @@ def bootstrap_difference(variant: tuple, base: tuple, paired: bool, seed: int, l
     else:
         p = float(min(1.0, max(1.0 / resamples, 2 * min(np.mean(draws <= 0), np.mean(draws >= 0)))))
     se = float(draws.std(ddof=1)) if draws.size > 1 else 0.0
-    return Difference(value, float(low), float(high), p, se, ya.size + (0 if paired else yb.size), "bootstrap", level)
+    r = correlation(linearised(ya, xa), linearised(yb, xb)) if paired else None
+    return Difference(value, float(low), float(high), p, se, ya.size + (0 if paired else yb.size), "bootstrap", level,
+                      r)
 
 
 def holm(p_values) -> np.ndarray:
@@ -218,3 +241,75 @@ def wilson(successes: float, n: int, level: float = 0.95) -> tuple[float, float,
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
     return p, min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half))
+
+
+@dataclasses.dataclass(frozen=True)
+class ShareTest:
+    """A share against a fixed value (e.g. a seat's share of the win against the fair share 1/n):
+    the share with its Wilson interval, the value tested, the score test's two-sided p-value."""
+
+    value: float
+    low: float
+    high: float
+    against: float
+    p_value: float
+    n: int
+
+    def to_dict(self) -> dict:
+        """JSON-ready fields."""
+        return dataclasses.asdict(self)
+
+
+def fair_share_test(successes: float, n: int, against: float, level: float = 0.95) -> ShareTest:
+    """The share ``successes / n`` (``successes`` may be fractional: split wins) tested against the value
+    ``against`` in (0, 1) by the score test, whose null variance ``against (1 − against) / n`` makes it the
+    test that the Wilson interval inverts (``against`` lies outside the interval exactly when p < 1 − level).
+    A fractional share varies less than a 0/1 one, so the test is conservative there."""
+    if not 0 < against < 1:
+        raise ValueError(f"a share is tested against a value in (0, 1), got {against}")
+    p, low, high = wilson(successes, n, level)
+    z = (p - against) / math.sqrt(against * (1 - against) / n)
+    return ShareTest(p, low, high, against, float(2 * stats.norm.sf(abs(z))), int(round(n)))
+
+
+#: Resamples of the bootstrap intervals of rates (:func:`rate_estimates`).
+RATE_RESAMPLES = 1000
+
+
+def rate_estimates(numerator, denominator, seed: int, level: float = 0.95,
+                   resamples: int = RATE_RESAMPLES) -> list[tuple[float, float, float] | None]:
+    """Ratios of counts over games (``Σ numerator / Σ denominator`` per column, e.g. completions per
+    attempt; float ``(G, W)`` with ``0 ≤ numerator ≤ denominator``) with percentile bootstrap intervals:
+    games are resampled with replacement (every column of a game together, seeded by ``seed``), so the
+    interval respects that a game's attempts are not independent and never leaves [0, 1]. A column with
+    no event (or only events) gets the Wilson interval over its attempts, which says how rare the event
+    can still be; a column with no attempt ``None``."""
+    y, x = np.atleast_2d(np.asarray(numerator, np.float64)), np.atleast_2d(np.asarray(denominator, np.float64))
+    if y.shape != x.shape:
+        raise ValueError(f"numerator and denominator need the same shape, got {y.shape} and {x.shape}")
+    G, W = y.shape
+    sums_y, sums_x = y.sum(0), x.sum(0)
+    boot = [c for c in range(W) if sums_x[c] > 0 and 0 < sums_y[c] < sums_x[c]]
+    draws = np.empty((resamples, len(boot)))
+    if boot:
+        rng = np.random.default_rng(seed)
+        step = max(1, min(resamples, 2**24 // max(G, 1)))  # weights of `step` resamples at a time
+        for start in range(0, resamples, step):
+            r = min(step, resamples - start)
+            picks = rng.integers(0, G, size=(r, G)) + (np.arange(r) * G)[:, None]
+            weights = np.bincount(picks.ravel(), minlength=r * G).reshape(r, G).astype(np.float64)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                draws[start:start + r] = (weights @ y[:, boot]) / (weights @ x[:, boot])
+    lows = np.nanquantile(draws, 0.5 - level / 2, axis=0) if boot else []
+    highs = np.nanquantile(draws, 0.5 + level / 2, axis=0) if boot else []
+    out: list[tuple[float, float, float] | None] = []
+    for c in range(W):
+        if not sums_x[c] > 0:
+            out.append(None)
+        elif c in boot:
+            k = boot.index(c)
+            value = float(sums_y[c] / sums_x[c])
+            out.append((value, min(value, float(lows[k])), max(value, float(highs[k]))))
+        else:
+            out.append(wilson(float(sums_y[c]), int(round(sums_x[c])) or 1, level))
+    return out

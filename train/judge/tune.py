@@ -5,11 +5,17 @@ others keep their defaults); ``--target METRIC=VALUE`` what to reach, measured o
 table (the first table where the metric is defined: a multi-player game's ``skill_gap`` is the mixed
 table's); ``--keep METRIC>=VALUE`` / ``METRIC<=VALUE`` (repeatable) constraints, where ``skill_gap``
 is the gap between the first two agents (``docs/metrics.md``). Each of ``--trials`` trials plays
-``--trial-games`` games per table of one candidate on the same seeds (Optuna's TPE sampler, seeded by
-``--seed``); a candidate the rules refuse (say ``max_replace`` above ``face_up``) is skipped. The
-best candidate is then confirmed by a full ``compare`` against the base (``--games`` games), whose
-report lands in ``--out``; its ``variants.toml`` holds the tuned variant as the table ``[tuned]``, which
-``compare --variants`` and ``--rules FILE --table tuned`` read.
+``--trial-games`` games per table of one candidate (the ``--agent`` tables; Optuna's TPE sampler,
+seeded by ``--seed``), every trial on the same games, numbered from ``TRIAL_OFFSET`` on; a candidate
+the rules refuse (say ``max_replace`` above ``face_up``) is skipped. The best candidate is then
+confirmed by a full ``compare`` against the base (``--games`` games, numbered from 0, with the judges)
+on seeds no trial played — the best of many trials looks better on its own games than it is — whose
+report lands in ``--out``: the search (every trial, the best trial's own score next to its confirmed
+score) and the verdict on the target from the confirmation alone ("target met / not met: confirmed X
+[CI]"), with a warning when the confirmed variant is not detectably different from the base. Its
+``variants.toml`` holds the tuned variant as the table ``[tuned]``, which ``compare --variants`` and
+``--rules FILE --table tuned`` read; ``compare --variants FILE --seed S --games N`` replays the
+confirmation exactly. With ``--backend ray`` the trials' games run as Ray tasks (the same numbers).
 """
 
 from __future__ import annotations
@@ -25,6 +31,9 @@ from train.judge.backends import catalogue
 
 #: How far outside a ``--keep`` bound counts, against distance to the target.
 PENALTY = 1000.0
+#: The first game the trials play: far above any confirmation's games (0 … ``--games``−1), so the trials'
+#: seeds and the confirmation's are disjoint by construction.
+TRIAL_OFFSET = 2**40
 
 
 @dataclasses.dataclass(frozen=True)
@@ -102,17 +111,23 @@ def check_goal(goal: Goal, game: str, flag: str) -> None:
         raise ValueError(f"{flag}: {goal.metric!r} is a breakdown ({metric.width} values); name a plain metric")
 
 
-def measured(analysis: dict, variant: str, metric: str) -> float | None:
-    """``metric`` of ``variant`` in an analysis: the first table where it is defined; ``skill_gap`` from
-    the analysis' skill gap (``None`` if undefined)."""
-    if metric == "skill_gap":
+def measured_estimate(analysis: dict, variant: str, metric: str) -> tuple[dict | None, str | None]:
+    """``metric`` of ``variant`` in an analysis with its interval, and the table it was read from: the
+    first table where it is defined; ``skill_gap`` from the analysis' skill gap (table ``None``)."""
+    if metric == "skill_gap" and metric not in analysis["estimates"]:
         gap = analysis["skill_gap"].get(variant)
-        return None if not gap or "value" not in gap else gap["value"]
+        return (None if not gap or "value" not in gap else gap), None
     for table in analysis["tables"]:
         est = analysis["estimates"][metric][variant][table["name"]][0]
         if est is not None:
-            return est["value"]
-    return None
+            return est, table["name"]
+    return None, None
+
+
+def measured(analysis: dict, variant: str, metric: str) -> float | None:
+    """``metric`` of ``variant`` in an analysis (see :func:`measured_estimate`; ``None`` if undefined)."""
+    est, _ = measured_estimate(analysis, variant, metric)
+    return None if est is None else est["value"]
 
 
 def objective(analysis: dict, variant: str, target: Goal, keeps: list[Goal]) -> float:
@@ -163,7 +178,17 @@ def search(question: compare.Question, params: list[Param], target: Goal, keeps:
     seen: dict[object, dict] = {}
     bar = tqdm(total=trials, unit="trial", disable=not progress, leave=False, desc="tune")
 
+    stopped: list[KeyboardInterrupt] = []
+
     def run(trial) -> float:
+        try:
+            return measure(trial)
+        except KeyboardInterrupt as stop:  # Optuna would log it with a traceback: end the study, raise it after
+            stopped.append(stop)
+            study.stop()
+            raise optuna.TrialPruned() from None
+
+    def measure(trial) -> float:
         values = {p.key: p.suggest(trial) for p in params}
         try:
             rules = rules_class.from_strings([f"{k}={v}" for k, v in values.items()]).replace(**fixed)
@@ -172,7 +197,9 @@ def search(question: compare.Question, params: list[Param], target: Goal, keeps:
             bar.update()
             raise optuna.TrialPruned() from None
         if rules not in seen:  # the same candidate again (a small space): the same seeds, the same numbers
-            q = dataclasses.replace(question, variants={"trial": rules}, games=trial_games, metrics=())
+            q = dataclasses.replace(question, variants={"trial": rules}, games=trial_games, metrics=(),
+                                    tables=tuple(t for t in question.tables if not t.extra),
+                                    offsets={"trial": TRIAL_OFFSET})
             analysis = compare.analyse(q, compare.play(q, backend, chunk, progress=False))
             seen[rules] = {"loss": objective(analysis, "trial", target, keeps),
                            **{g.metric: measured(analysis, "trial", g.metric) for g in [target, *keeps]}}
@@ -183,12 +210,56 @@ def search(question: compare.Question, params: list[Param], target: Goal, keeps:
     study = optuna.create_study(direction="minimize", sampler=optuna.samplers.TPESampler(seed=question.seed % 2**32))
     study.optimize(run, n_trials=trials)
     bar.close()
+    if stopped:
+        raise stopped[0]
     done = [t for t in study.trials if t.value is not None and math.isfinite(t.value)]
     if not done:
         raise ValueError("no trial gave a measurable candidate: widen the --param ranges")
     best = min(done, key=lambda t: (t.value, t.number))
     rules = rules_class.from_strings([f"{k}={v}" for k, v in best.params.items()]).replace(**fixed)
     return rules, history
+
+
+def _goal_text(goal: Goal) -> str:
+    return f"{goal.metric} {goal.op} {goal.value:g}"
+
+
+def confirmation(analysis: dict, target: Goal, keeps: list[Goal], best_trial: dict) -> dict:
+    """The verdict of ``tune`` from the confirming compare alone: the target met when its value lies in
+    the tuned variant's confirmed interval; each bound kept when the confirmed value satisfies it;
+    warnings when the target is missed, a bound broken, or the tuned variant not detectably different
+    from the base in the target metric. Returns ``verdict``, ``warnings``, ``confirmed`` (metric ->
+    estimate) and ``best_trial`` (metric -> the best trial's value on its own games)."""
+    from train.judge.wording import interval, number
+
+    confirmed, warnings = {}, []
+    est, table = measured_estimate(analysis, "tuned", target.metric)
+    confirmed[target.metric] = est
+    games = f"{analysis['games']:,} fresh games"
+    if est is None:
+        verdict = f"target {_goal_text(target)} not met: {target.metric} is undefined in the confirmation"
+    else:
+        met = est["low"] <= target.value <= est["high"]
+        verdict = (f"target {_goal_text(target)} {'met' if met else 'not met'}: confirmed {interval(est)} on {games}"
+                   f" (the best trial measured {number(best_trial.get(target.metric))} on its own games)")
+        if not met:
+            warnings.append(f"the confirmed {target.metric} {interval(est)} misses the target {target.value:g}")
+    for k in keeps:
+        got, _ = measured_estimate(analysis, "tuned", k.metric)
+        confirmed[k.metric] = got
+        kept = got is not None and (got["value"] >= k.value if k.op == ">=" else got["value"] <= k.value)
+        verdict += f"; {_goal_text(k)} {'kept' if kept else 'not kept'}: confirmed {interval(got)}"
+        if not kept:
+            warnings.append(f"the bound {_goal_text(k)} is not kept on fresh games: confirmed {interval(got)}")
+    same = [c for c in analysis["comparisons"] if c["metric"] == target.metric and c["variant"] == "tuned"
+            and c["table"] == table and c["p_holm"] >= 0.05]
+    for c in same:
+        d = c["difference"]
+        warnings.append(f"the tuned variant is not detectably different from the base in {target.metric} "
+                        f"({c['table']}: {d['value']:+.4g} [{d['low']:+.4g}, {d['high']:+.4g}], Holm p = "
+                        f"{c['p_holm']:.2g}): the search may have chased noise")
+    return {"verdict": verdict, "warnings": warnings, "confirmed": confirmed,
+            "best_trial": {g.metric: best_trial.get(g.metric) for g in [target, *keeps]}}
 
 
 def main(args: argparse.Namespace) -> int:
@@ -217,11 +288,19 @@ def main(args: argparse.Namespace) -> int:
         best = min((t for t in history if "loss" in t), key=lambda t: t["loss"])
         raise ValueError(f"the rules already in use ({base.label()}) came closest to the target ({target.metric} "
                          f"{best[target.metric]:.4g} after {len(history)} trials): no variant to confirm")
-    confirm = dataclasses.replace(question, variants={question.base: base, "tuned": rules})
+    cat = catalogue(args.game)
+    named = [g.metric for g in [target, *keeps] if g.metric in cat.names()]
+    confirm = dataclasses.replace(question, variants={question.base: base, "tuned": rules},
+                                  metrics=tuple(dict.fromkeys([*question.metrics, *named])))
+    best_trial = min((t for t in history if "loss" in t), key=lambda t: (t["loss"], t["trial"]))
     tuned = {"target": dataclasses.asdict(target), "keep": [dataclasses.asdict(k) for k in keeps],
              "params": [dataclasses.asdict(p) for p in params], "trials": history, "trial_games": args.trial_games,
-             "best": rules.changes()}
-    compare.run_question(confirm, backend, out, args, extra={"tune": tuned})
+             "trial_range": [TRIAL_OFFSET, TRIAL_OFFSET + args.trial_games], "best": rules.changes()}
+    analysis = compare.run_question(confirm, backend, out, args,
+                                    extra=lambda a: {"tune": {**tuned, **confirmation(a, target, keeps, best_trial)}})
     print(f"tuned: {rules.label()} — written as [tuned] in {out.path / 'variants.toml'}")
+    print(analysis["tune"]["verdict"])
+    for w in analysis["tune"]["warnings"]:
+        print(f"warning: {w}")
     return 0
 

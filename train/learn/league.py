@@ -3,7 +3,7 @@
 The learner plays one seat of each game (rotated over the seats by the learner view); the other
 seats of a game are all played by one member of the pool, drawn when the game is dealt. The pool:
 
-- ``heuristic`` and ``random`` — the game's agents, fixed;
+- ``heuristic`` (the game's opponent agent, ``GameSpec.opponent``) and ``random`` — fixed;
 - ``self`` — frozen snapshots of the learner: a copy of its policy taken every ``snapshot_every``
   PPO updates (and one at the start), its weights never trained again; the ``pool_size`` latest
   are kept. A snapshot samples its actions from its policy (with its own seeded generator).
@@ -35,20 +35,6 @@ KINDS = ("self", "heuristic", "random")
 SAMPLINGS = ("uniform", "prioritized")
 
 
-def check_league_config(config: dict) -> None:
-    """Refuse a ``[league]`` table no league can use (``ValueError`` naming the key)."""
-    if config["sampling"] not in SAMPLINGS:
-        raise ValueError(f"[league] sampling must be one of {', '.join(SAMPLINGS)}, got {config['sampling']!r}")
-    for key in ("snapshot_every", "pool_size", "window"):
-        if config[key] < 1:
-            raise ValueError(f"[league] {key} must be at least 1, got {config[key]}")
-    weights = [config[k] for k in KINDS]
-    if any(not (w >= 0) for w in weights) or sum(weights) <= 0:
-        raise ValueError(f"[league] the weights {', '.join(KINDS)} must be >= 0 and not all 0, got {weights}")
-    if not config["power"] >= 0:
-        raise ValueError(f"[league] power must be >= 0, got {config['power']}")
-
-
 @dataclasses.dataclass
 class Member:
     """One opponent of the pool: its name (``heuristic``, ``random``, ``self@<steps>``), kind, the
@@ -66,20 +52,21 @@ class Member:
 class League:
     """The opponent pool of one run (see the module docstring).
 
-    ``game``: the ``GameSpec``; ``rules``: the rules object; ``config``: the ``[league]`` table
-    (``snapshot_every``, ``pool_size``, ``sampling``, ``power``, ``window``, and the weights ``self``,
-    ``heuristic``, ``random``); ``seed``: the run's seed. ``inputs``: what the snapshots' policies read
+    ``game``: the ``GameSpec``; ``rules``: the rules object; ``config``: the ``[league]`` section
+    (``train.learn.config.LeagueConfig``: ``snapshot_every``, ``pool_size``, ``sampling``, ``power``,
+    ``window``, and the weights ``self``, ``heuristic``, ``random``); ``seed``: the run's seed. ``inputs``: what the snapshots' policies read
     (``agents.ppo.INPUTS``).
     """
 
-    def __init__(self, game, rules, config: dict, seed: int, inputs: str = "observation") -> None:
+    def __init__(self, game, rules, config, seed: int, inputs: str = "observation") -> None:
         from agents.registry import make_agent
 
-        check_league_config(config)
+        if sum(config.weight(kind) for kind in KINDS) <= 0:
+            raise ValueError(f"[league] the weights {', '.join(KINDS)} must not all be 0")
         self.rules = rules
-        self.n_players = getattr(rules, game.players_option)
+        self.n_players = game.players(rules)
         self.config = config
-        self.snapshot_every = int(config["snapshot_every"])
+        self.snapshot_every = config.snapshot_every
         self.inputs = inputs
         self.seed = seed
         self.rng = np.random.default_rng([seed, 0x1EA9])
@@ -87,11 +74,12 @@ class League:
         #: The callables the learner view calls, by member index (a member keeps its index for good).
         self.opponents: list = []
         for i, kind in enumerate(("heuristic", "random")):
-            if config[kind] > 0:
-                self._add(kind, kind, make_agent(game.id, kind, rules, seed=seed + 1 + i).act)
+            if config.weight(kind) > 0:
+                agent = game.opponent if kind == "heuristic" else kind
+                self._add(kind, kind, make_agent(game.id, agent, rules, seed=seed + 1 + i).act)
 
     def _add(self, name: str, kind: str, act, policy=None) -> None:
-        self.members.append(Member(name, kind, act, collections.deque(maxlen=int(self.config["window"])), policy))
+        self.members.append(Member(name, kind, act, collections.deque(maxlen=self.config.window), policy))
         self.opponents.append(act)
 
     def add_snapshot(self, policy, steps: int) -> Member | None:
@@ -99,7 +87,7 @@ class League:
         snapshot leaves when more than ``pool_size`` are active. Nothing when ``self`` weighs 0."""
         from agents.ppo import PPOAgent
 
-        if self.config["self"] <= 0:
+        if self.config.weight("self") <= 0:
             return None
         # a new policy with the learner's weights (a deep copy would also copy its last distribution)
         frozen = type(policy)(**policy._get_constructor_parameters())
@@ -112,7 +100,7 @@ class League:
                                      seed=[self.seed, 0x5E1F, len(snapshots)])
         self._add(f"self@{steps}", "self", agent.act, frozen)
         active = [m for m in self.members if m.kind == "self" and m.active]
-        for old in active[: max(0, len(active) - int(self.config["pool_size"]))]:
+        for old in active[: max(0, len(active) - self.config.pool_size)]:
             old.active = False  # drawn no more; games already dealt to it play on
         return self.members[-1]
 
@@ -124,11 +112,11 @@ class League:
         for i, m in enumerate(self.members):
             if not m.active:
                 continue
-            p[i] = self.config[m.kind] / counts[m.kind]
-            if self.config["sampling"] == "prioritized":
+            p[i] = self.config.weight(m.kind) / counts[m.kind]
+            if self.config.sampling == "prioritized":
                 prior = 10  # pseudo-games at the fair share: a new member is neither favoured nor avoided
                 win = (sum(m.results) + prior * fair) / (len(m.results) + prior)
-                p[i] *= max(1.0 - win, 1e-3) ** self.config["power"]
+                p[i] *= max(1.0 - win, 1e-3) ** self.config.power
         return p / p.sum()
 
     def assign(self, count: int) -> np.ndarray:

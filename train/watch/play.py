@@ -29,7 +29,6 @@ words, the module named by ``GameSpec.text``. That module offers (``state`` is a
 from __future__ import annotations
 
 import argparse
-import importlib
 import secrets
 from collections.abc import Callable
 
@@ -74,7 +73,7 @@ class Session:
     def __init__(self, spec, rules, seed: int, seat: int, agents: dict, hint, console, read_line: Callable,
                  names: list[str], agent_names_by_seat: list[str]) -> None:
         self.spec, self.rules, self.seed, self.seat = spec, rules, seed, seat
-        self.text = importlib.import_module(spec.text)
+        self.text = spec.text_module()
         self.core = spec.make_core(rules)
         self.state = self.core.init(np.array([seed], np.uint64))
         self.agents, self.hint_agent, self.hint_spec = agents, hint[1], hint[0]
@@ -270,9 +269,10 @@ def add_parser(sub) -> None:
     p.add_argument("--players", type=int, help="the number of players of a multi-player game")
     p.add_argument("--seat", type=int, default=0, help="your seat, 0..players-1 (default 0)")
     p.add_argument("--opponents", metavar="AGENT,...",
-                   help="the agents of the other seats in seat order, or one for all (default heuristic); "
+                   help="the agents of the other seats in seat order, or one for all (default: the game's "
+                        "opponent agent); "
                         "agents: " + "; ".join(f"{g}: {', '.join(agent_names(g))}" for g in envs.games()))
-    p.add_argument("--hint", default="heuristic", metavar="AGENT", help="the agent 'hint' asks (default heuristic)")
+    p.add_argument("--hint", metavar="AGENT", help="the agent 'hint' asks (default: the game's opponent agent)")
     p.add_argument("--save", metavar="FILE", help="write the game as a replay file when it ends")
     p.set_defaults(func=main)
 
@@ -280,24 +280,24 @@ def add_parser(sub) -> None:
 def main(args: argparse.Namespace) -> int:
     """Run ``aerodeck play``; returns the exit status."""
     spec = envs.spec(args.game)
-    if spec.text is None:
-        raise ValueError(f"{args.game} cannot be played in the terminal (its registry entry names no text module)")
+    spec.text_module()  # ValueError for a game that cannot be shown in words
     if spec.solo and (args.opponents is not None or args.seat != 0):
         raise ValueError(f"{args.game} is played solo: --seat and --opponents apply to multi-player games")
     rules = load_rules(spec, args.rules, args.rule_items, args.table, args.players)
-    n = getattr(rules, spec.players_option) if spec.players_option else 1
+    n = spec.players(rules)
     if not 0 <= args.seat < n:
         raise ValueError(f"--seat must be a seat 0..{n - 1}, got {args.seat}")
     seed = args.seed if args.seed is not None else secrets.randbelow(10**6)
     others = [h for h in range(n) if h != args.seat]
-    specs = split_specs(args.opponents or "heuristic")
+    specs = split_specs(args.opponents or spec.opponent)
     if len(specs) == 1:
         specs *= len(others)
     if len(specs) != len(others):
         raise ValueError(f"--opponents names {len(specs)} agents for the {len(others)} other seats: give one for "
                          f"all or one per seat")
     agents = {h: make_agent(args.game, s, rules, seed=seed + 1 + h) for h, s in zip(others, specs)}
-    hint = (args.hint, make_agent(args.game, args.hint, rules, seed=seed))
+    hint_spec = args.hint or spec.opponent
+    hint = (hint_spec, make_agent(args.game, hint_spec, rules, seed=seed))
     by_seat = ["human" if h == args.seat else specs[others.index(h)] for h in range(n)]
     names = ["you"] if spec.solo else [f"player_{h} ({'you' if h == args.seat else by_seat[h]})" for h in range(n)]
     if args.save is not None:

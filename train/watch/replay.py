@@ -3,8 +3,9 @@
 A game depends only on its seed and its actions (``envs.common.core``), so a recorded game is its
 seed, its actions and the agents that chose them. ``aerodeck bench --save-games K`` and ``aerodeck
 play --save FILE`` write replay files; ``aerodeck replay FILE [--game I]`` steps through game I
-(``n`` next, ``b`` back, ``j N`` jump to decision N, ``q`` quit), ``--gif OUT.gif`` draws it as an
-animation from the env's ``rgb_array`` pictures, one frame per decision.
+(``n`` next, ``b`` back, ``j N`` jump to decision N, ``s`` start, ``e`` end, ``q`` quit, ``?`` the keys),
+``--gif OUT.gif`` draws it as an animation from the env's ``rgb_array`` pictures, one frame per decision
+(into a folder that exists; the file appears whole or not at all).
 
 File format (JSON lines, UTF-8), version 1::
 
@@ -25,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib
 import json
 import sys
 from pathlib import Path
@@ -36,7 +36,7 @@ from rich.text import Text
 
 import envs
 from envs.common.checks import MAX_SEED
-from train.output import check_file, write_file
+from train.output import check_file, replacing, write_file
 
 FORMAT = "aerodeck-replay"
 VERSION = 1
@@ -144,7 +144,7 @@ def result_of(spec, score, standing) -> dict:
 def header(game: str, rules, source: str = "") -> dict:
     """The first line of a replay file."""
     spec = envs.spec(game)
-    n = getattr(rules, spec.players_option) if spec.players_option else 1
+    n = spec.players(rules)
     return {"format": FORMAT, "version": VERSION, "game": game, "rules": rules.to_dict(), "players": n,
             "source": source}
 
@@ -207,7 +207,7 @@ def read(path: str | Path, check: bool = True) -> Replay:
         rules = spec.rules_class().from_options(head["rules"])
     except (ValueError, TypeError) as err:
         raise fail(1, f"rules: {err}") from None
-    n = getattr(rules, spec.players_option) if spec.players_option else 1
+    n = spec.players(rules)
     n_actions = spec.make_core(rules).n_actions
     records = []
     for number, line in enumerate(lines[1:], start=2):
@@ -370,14 +370,21 @@ def write_gif(path: Path, replay: Replay, f: Film, core, text, fps: float = 2.0)
         frames.append(framed)
     if not frames:
         raise ValueError(f"game {f.record.game} has no decision to draw")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    frames[0].save(path, save_all=True, append_images=frames[1:], duration=int(1000 / fps), loop=0,
-                   optimize=False, disposal=1)
+    with replacing(path) as tmp:  # never a half-drawn GIF; the folder is the caller's (check_file)
+        frames[0].save(tmp, format="GIF", save_all=True, append_images=frames[1:], duration=int(1000 / fps), loop=0,
+                       optimize=False, disposal=1)
     return len(frames)
 
 
-STEP_HELP = ("Enter or n: next decision · b: back · j N (or N): jump to decision N · s: start · e: end · "
-             "q: quit")
+#: The keys of the step-through, as the prompt shows them, and what each does.
+STEP_KEYS = (("n", "Enter or n: next decision"), ("b", "b: back"), ("j N", "j N (or N): jump to decision N"),
+             ("s", "s: start"), ("e", "e: end"), ("q", "q: quit"), ("?", "?: these keys"))
+STEP_HELP = " · ".join(words for _, words in STEP_KEYS)
+
+
+def step_prompt(i: int, last: int) -> str:
+    """The step-through's prompt at table ``i`` of ``0..last``, listing every key: ``[3/16] n/b/j N/s/e/q/?> ``."""
+    return f"[{i}/{last}] {'/'.join(key for key, _ in STEP_KEYS)}> "
 
 
 def watch(replay: Replay, f: Film, core, text, console: Console, read_line) -> int:
@@ -393,7 +400,7 @@ def watch(replay: Replay, f: Film, core, text, console: Console, read_line) -> i
         else:
             console.print(Text(f"end of the game · result {f.record.result}", style="bold"))
         while True:
-            line = read_line(f"[{i}/{last}] n/b/j N/q> ")
+            line = read_line(step_prompt(i, last))
             if line is None or line.lower() in ("q", "quit", "exit"):
                 return 0
             word, _, rest = line.lower().partition(" ")
@@ -477,7 +484,7 @@ def main(args: argparse.Namespace) -> int:
         raise ValueError(f"--fps must be positive, got {args.fps}")
     if args.gif is not None:
         check_file(args.gif, "--gif")
-    text = importlib.import_module(spec.text)
+    text = spec.text_module()
     core = spec.make_core(replay.rules)
     f = film(replay, args.game, core, text)
     if args.gif is not None:

@@ -206,6 +206,20 @@ def test_tournaments_play_in_chunks_with_the_same_numbers_as_all_at_once(tmp_pat
     assert rounded(results(tmp_path / "whole")) == rounded(results(tmp_path / "chunks"))
 
 
+@pytest.mark.parametrize("argv", [
+    ["airport-scramble", "--agent", "random", "--agent", "heuristic", "--games", "12"],
+    ["flight-tycoon", "--players", "3", "--agent", "heuristic:noise=1", "--agent", "random",
+     "--agent", "search:samples=1,candidates=2,horizon=2", "--games", "6"],
+], ids=["airport-scramble", "flight-tycoon"])
+def test_the_files_are_the_same_for_any_batch_size(tmp_path, argv):
+    # every agent draws from per-game decision keys, and finished games are replaced in the batch at once
+    for size in ("1", "7", "4096"):
+        assert run([*argv, "--seed", "9", "--batch-size", size, "--out", str(tmp_path / size)]) == 0
+    for size in ("1", "7"):
+        assert results(tmp_path / size) == results(tmp_path / "4096"), size
+        assert (tmp_path / size / "games.csv").read_bytes() == (tmp_path / "4096" / "games.csv").read_bytes(), size
+
+
 def test_a_trillion_games_start_in_constant_memory(tmp_path, capsys, monkeypatch):
     # Before: --games 1000000000000 allocated every seed (and every result) up front: MemoryError.
     calls = []

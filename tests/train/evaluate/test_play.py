@@ -58,3 +58,53 @@ def test_lineups_must_give_every_seat_of_every_game_an_agent():
     core = envs.make_core("flight-tycoon")
     with pytest.raises(ValueError, match=r"lineups must have shape \(3, 4\)"):
         play_games(core, [RandomAgent()], [1, 2, 3], np.zeros((3, 3), int), progress=False)
+
+
+def outputs(game, specs, batch_size, lineups=None, games=14):
+    """Every output of ``play_games`` for ``games`` games of ``game`` by the agents ``specs`` (seed 6)."""
+    from agents.registry import make_agent
+    from train.evaluate.loop import agent_seed
+
+    spec = envs.spec(game)
+    core = spec.make_core(check_actions=False)
+    agents = [make_agent(game, s, core.rules, seed=agent_seed(6, i)) for i, s in enumerate(specs)]
+    return play_games(core, agents, game_seeds(6, games), lineups, batch_size=batch_size, progress=False,
+                      make_view=spec.make_view, summary=spec.summary_of())
+
+
+@pytest.mark.parametrize("game,specs", [
+    ("airport-scramble", ["random"]),
+    ("airport-scramble", ["heuristic"]),
+    ("flight-tycoon", ["heuristic:noise=1", "random", "search:samples=2,candidates=2,horizon=4"]),
+])
+def test_every_output_is_the_same_for_any_batch_size(game, specs):
+    n = envs.spec(game).make_core().n_players
+    lineups = (np.arange(14)[:, None] + np.arange(n)[None, :]) % len(specs)  # every agent in every seat
+    played = [outputs(game, specs, b, lineups) for b in (1, 7, 4096)]
+    for other in played[1:]:
+        for key in ("score", "standing", "win_share", "length"):
+            assert np.array_equal(played[0][key], other[key]), key
+        assert played[0]["tallies"] == other["tallies"]
+
+
+def test_finished_games_are_replaced_at_once_while_games_are_left_to_deal():
+    spec = envs.spec("flight-tycoon")
+    core = spec.make_core(check_actions=False)
+
+    class Rows:  # per step: the rows in play, and those holding a game that had ended before the step
+        def __init__(self):
+            self.over, self.steps = set(), []
+
+        def on_start(self, core, state, games):
+            assert not self.over & set(games.tolist())  # a game is dealt once
+
+        def on_step(self, core, state, actions, rewards, games):
+            stale = sum(g in self.over for g in games.tolist())
+            self.steps.append((len(games), stale, max(games)))
+            self.over |= set(games[state.done].tolist())
+
+    rows = Rows()
+    play_games(core, [RandomAgent(1)], game_seeds(2, 50), batch_size=8, progress=False, observers=[rows])
+    dealing = [(size, stale) for size, stale, last in rows.steps if last < 49]  # game 49 is the last dealt
+    assert len(dealing) > 20 and all(size == 8 and stale == 0 for size, stale in dealing)
+    assert rows.over == set(range(50))

@@ -1,5 +1,6 @@
 """``aerodeck compare / sweep / tune``: determinism, the report, the A/A check, bad input."""
 
+import csv
 import json
 import tomllib
 
@@ -10,10 +11,10 @@ from envs.airport_scramble.rules import AirportScrambleRules
 from train import cli
 from train.judge import significance as sig
 from train.judge.backends import LocalBackend
-from train.judge.compare import Question, Table, assemble_variants, difference, play
+from train.judge.compare import Question, Table, assemble_variants, play
 
 AS, FT = "airport-scramble", "flight-tycoon"
-QUICK = ["--no-progress", "--agent", "random"]
+QUICK = ["--no-progress", "--agent", "random", "--judges", "random"]
 
 
 def run(argv, capsys):
@@ -48,17 +49,16 @@ def json_column(folder, variant: str, metric: str) -> np.ndarray:
 def test_the_report_holds_the_question_the_verdicts_and_every_metric(tmp_path, capsys):
     out = tmp_path / "cmp"
     status, _, err = run(["compare", AS, "--variant", "nowait:allow_wait=off", "--variant", "wide:face_up=5",
-                          "--games", "80", "--seed", "2", "--out", str(out), "--no-progress",
+                          "--games", "80", "--seed", "2", "--out", str(out), "--no-progress", "--judges", "heuristic",
                           "--agent", "heuristic", "--agent", "random", "--metric", "score", "--metric", "turns"], capsys)
     assert status == 0, err
     results = json.loads((out / "results.json").read_text())
     assert list(results["variants"]) == ["base", "nowait", "wide"]
-    assert results["variants"]["nowait"]["pairing"] is None  # the same deals: paired
-    assert "face_up=5" in results["variants"]["wide"]["pairing"]  # the deal depends on face_up: Welch
+    assert results["variants"]["nowait"]["deal"] is None  # the same deals
+    assert "face_up=5" in results["variants"]["wide"]["deal"]  # the deal depends on face_up: still paired
     comparisons = results["comparisons"]
     assert len(comparisons) == 2 * 2 * 2  # variants × tables × metrics
-    assert {c["difference"]["method"] for c in comparisons if c["variant"] == "wide"} == {"Welch t"}
-    assert {c["difference"]["method"] for c in comparisons if c["variant"] == "nowait"} <= {"paired t"}
+    assert {c["difference"]["method"] for c in comparisons} == {"paired t"}
     holm = sig.holm([c["difference"]["p_value"] for c in comparisons])
     assert [c["p_holm"] for c in comparisons] == pytest.approx(holm.tolist())
     for c in comparisons:
@@ -66,8 +66,8 @@ def test_the_report_holds_the_question_the_verdicts_and_every_metric(tmp_path, c
             c["verdict"].startswith("no detectable change at this N; the smallest change this N detects is ±")
     assert set(results["skill_gap"]) == {"base", "nowait", "wide"}  # heuristic minus random, per variant
     report = (out / "report.md").read_text()
-    for text in ("## The question", "## Verdicts", "Holm", "## Skill gap", "### ticket_completion",
-                 "![score_distribution](score_distribution.png)", "face_up=5"):
+    for text in ("## Summary", "## The question", "## Verdicts", "Holm", "## Skill gap", "### ticket_completion",
+                 "![score_distribution](score_distribution.png)", "face_up=5", "## Appendix: the other tables"):
         assert text in report, text
     variants = tomllib.loads((out / "variants.toml").read_text())
     assert variants == {"base": {}, "nowait": {"allow_wait": False}, "wide": {"face_up": 5}}
@@ -95,21 +95,20 @@ def test_estimates_and_differences_match_the_per_game_values(tmp_path, capsys):
 
 
 def aa_rejections(rules, games: int, seeds: range, metrics: list[str]) -> tuple[int, list[float]]:
-    """The A/A check: the same rules on two independent seed sets, Welch per metric, Holm over them;
-    returns how many repetitions found any change, and every unadjusted p-value."""
+    """The A/A check as ``compare --allow-identical`` runs it: a copy of the base on other seeds (its own
+    range of games), paired per metric, Holm over them; returns how many repetitions found any change,
+    and every unadjusted p-value."""
+    from train.judge.analysis import analyse
+    from train.judge.compare import copy_offsets
+
     backend, rejected, p_values = LocalBackend(), 0, []
-    table = (Table("random", ("random",)),)
+    table = (Table("random", ("random",), judge=True),)
+    variants = assemble_variants([("copy", rules)], AirportScrambleRules, allow_identical=True)
     for s in seeds:
-        a, b = (play(Question(AS, {"base": rules}, table, games, seed, ()), backend, progress=False)
-                for seed in (2 * s, 2 * s + 1))
-        ps = []
-        for name in metrics:
-            (na, da), (nb, db) = a[("base", "random")]["metrics"][name], b[("base", "random")]["metrics"][name]
-            d = difference(na[:, 0], da[:, 0], nb[:, 0], db[:, 0], paired=False, test="auto", seed=0)
-            ps.append(d.p_value)
-        p_values += ps
-        verdicts = [sig.verdict(sig.Difference(0, 0, 0, p, 1, 1, "Welch t"), q) for p, q in zip(ps, sig.holm(ps))]
-        rejected += any(not v.startswith("no detectable change") for v in verdicts)
+        q = Question(AS, variants, table, games, s, tuple(metrics), offsets=copy_offsets(variants, games))
+        analysis = analyse(q, play(q, backend, progress=False))
+        p_values += [c["difference"]["p_value"] for c in analysis["comparisons"]]
+        rejected += analysis["aa"]["copy"]["changes_holm"] > 0
     return rejected, p_values
 
 
@@ -129,15 +128,28 @@ def test_an_aa_comparison_finds_no_change_at_about_the_nominal_rate_over_many_re
     assert abs(np.mean(p < 0.05) - 0.05) <= 3 * np.sqrt(0.05 * 0.95 / p.size)
 
 
-def test_an_identical_variant_is_refused(capsys, tmp_path):
+def test_an_identical_variant_is_refused_unless_allowed_for_the_aa_check(capsys, tmp_path):
     status, _, err = run(["compare", AS, "--variant", "same:face_up=4", "--out", str(tmp_path / "x"), *QUICK], capsys)
-    assert status == 2 and "variant 'same' has the same rules as 'base'" in err
+    assert status == 2 and "variant 'same' has the same rules as 'base'" in err and "--allow-identical" in err
     status, _, err = run(["compare", AS, "--variant", "a:face_up=5", "--variant", "b:face_up=5",
                           "--out", str(tmp_path / "x"), *QUICK], capsys)
     assert status == 2 and "variant 'b' has the same rules as 'a'" in err
     assert not (tmp_path / "x").exists()
     with pytest.raises(ValueError, match="same rules"):
         assemble_variants([("x", AirportScrambleRules())], AirportScrambleRules)
+    status, stdout, err = run(["compare", AS, "--variant", "same:face_up=4", "--allow-identical", "--games", "40",
+                               "--metric", "decisions", "--metric", "turns", "--out", str(tmp_path / "aa"), *QUICK],
+                              capsys)
+    assert status == 0, err
+    results = json.loads((tmp_path / "aa" / "results.json").read_text())
+    assert results["variants"]["same"]["first_game"] == 40  # other seeds: games 40 … 79
+    aa = results["aa"]["same"]
+    assert aa["games"] == [40, 80] and aa["comparisons"] == 2
+    assert aa["changes"] == sum(c["difference"]["p_value"] < 0.05 for c in results["comparisons"])
+    rows = list(csv.DictReader((tmp_path / "aa" / "games.csv").open()))
+    base_seeds = {r["seed"] for r in rows if r["variant"] == "base"}
+    assert not base_seeds & {r["seed"] for r in rows if r["variant"] == "same"}
+    assert "A/A check" in (tmp_path / "aa" / "report.md").read_text() and "A/A check, same" in stdout
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -154,6 +166,10 @@ def test_an_identical_variant_is_refused(capsys, tmp_path):
     (["sweep", AS, "--grid", "face_up="], "at least one value"),
     (["sweep", AS], "at least one --grid"),
     (["sweep", AS, "--grid", "face_up=4"], "at least one variant besides the base"),
+    (["sweep", AS, "--grid", "face_up=9"], "'face_up'"),
+    (["sweep", AS, "--grid", "face_up=2", "--grid", "max_replace=3"], "refuse every point"),
+    (["compare", AS, "--variant", "v:face_up=5", "--test", "auto"], "invalid choice: 'auto'"),
+    (["compare", AS, "--variant", "v:face_up=5", "--judges", "genius"], "unknown agent 'genius'"),
     (["tune", AS, "--param", "face_up=4..6", "--target", "fun=3"], "unknown metric 'fun'"),
     (["tune", AS, "--param", "face_up=4..6", "--target", "score_distribution=3"], "a breakdown"),
     (["tune", AS, "--param", "face_up=4..9", "--target", "score=3"], "'face_up'"),
@@ -195,14 +211,25 @@ def test_restricted_play_takes_the_kind_away_and_counts_fallbacks(tmp_path, caps
 def test_flight_tycoon_tables_and_the_skill_gap(tmp_path, capsys):
     out = tmp_path / "ft"
     status, _, err = run(["compare", FT, "--variant", "share:vp_sharing=first_only", "--games", "24",
-                          "--players", "3", "--out", str(out), "--no-progress"], capsys)
+                          "--players", "3", "--out", str(out), "--no-progress", "--judges", "heuristic",
+                          "--metric", "first_player_win", "--metric", "win_by_position", "--metric", "skill_gap"],
+                         capsys)
     assert status == 0, err
     results = json.loads((out / "results.json").read_text())
     assert [t["name"] for t in results["tables"]] == ["heuristic", "random", "heuristic vs random"]
-    assert results["tables"][2] == {"name": "heuristic vs random", "agents": ["heuristic", "random"], "mixed": True}
+    assert results["tables"][2] == {"name": "heuristic vs random", "agents": ["heuristic", "random"], "mixed": True,
+                                    "judge": False}
     gap = results["skill_gap"]["base"]
     assert "fair share 0.333" in gap["what"] and 0 <= gap["value"] <= 1
-    assert (out / "landings_by_square.png").exists()
+    assert (out / "landings_by_square.png").exists() and (out / "game_length-histogram.png").exists()
+    # win_by_position / 1st is first_player_win: tested once, in the comparisons and against the fair share
+    assert {c["column"] for c in results["comparisons"] if c["metric"] == "win_by_position"} == {"2nd", "3rd"}
+    fair = [(f["metric"], f["column"], f["variant"], f["table"]) for f in results["fair"]]
+    assert len(fair) == len(set(fair)) == 2 * 3 * 3  # (first_player_win, 2nd, 3rd) × variants × tables
+    assert [f["test"]["against"] for f in results["fair"]] == pytest.approx([1 / 3] * len(fair))
+    assert "## Seats against the fair share" in (out / "report.md").read_text()
+    skill = [c for c in results["comparisons"] if c["metric"] == "skill_gap"]
+    assert [c["table"] for c in skill] == ["heuristic vs random"] and skill[0]["role"] == "skill"
 
 
 def test_sweep_plays_the_grid_against_the_defaults(tmp_path, capsys):
@@ -217,6 +244,20 @@ def test_sweep_plays_the_grid_against_the_defaults(tmp_path, capsys):
     assert (out / "sweep-decisions.png").exists()
 
 
+def test_sweep_skips_a_grid_point_the_linked_options_refuse_with_a_note_naming_the_fix(tmp_path, capsys):
+    out = tmp_path / "s"
+    status, stdout, err = run(["sweep", AS, "--grid", "face_up=2,5", "--games", "20", "--out", str(out), *QUICK,
+                               "--metric", "decisions"], capsys)
+    assert status == 0, err
+    results = json.loads((out / "results.json").read_text())
+    assert list(results["variants"]) == ["base", "face_up=5"]
+    [skipped] = results["sweep"]["skipped"]
+    assert skipped["point"] == "face_up=2" and "max_replace" in skipped["reason"]
+    assert "--grid max_replace=" in skipped["fix"] and "max_replace=2" in skipped["fix"]
+    assert "Skipped grid point face_up=2" in (out / "report.md").read_text()
+    assert "skipped grid point face_up=2" in stdout
+
+
 def test_tune_finds_a_variant_and_writes_it_for_compare(tmp_path, capsys):
     pytest.importorskip("optuna")
     out = tmp_path / "t"
@@ -225,10 +266,18 @@ def test_tune_finds_a_variant_and_writes_it_for_compare(tmp_path, capsys):
                                "--out", str(out), *QUICK], capsys)
     assert status == 0, err
     results = json.loads((out / "results.json").read_text())
-    trials = results["tune"]["trials"]
+    tune = results["tune"]
+    trials = tune["trials"]
     assert len(trials) == 3
     best = min((t for t in trials if "loss" in t), key=lambda t: t["loss"])
     assert best["loss"] == pytest.approx(abs(best["decisions"] - 12))
+    assert tune["best_trial"]["decisions"] == best["decisions"]
+    confirmed = results["estimates"]["decisions"]["tuned"]["random"][0]
+    assert tune["confirmed"]["decisions"] == confirmed
+    met = confirmed["low"] <= 12 <= confirmed["high"]
+    assert tune["verdict"].startswith(f"target decisions = 12 {'met' if met else 'not met'}: confirmed")
+    report = (out / "report.md").read_text()
+    assert "## The search (tune)" in report and tune["verdict"] in report and "best trial, its own games" in report
     variants = tomllib.loads((out / "variants.toml").read_text())
     assert set(variants) == {"base", "tuned"}
     status, _, err = run(["compare", AS, "--variants", str(out / "variants.toml"), "--games", "20",

@@ -136,3 +136,40 @@ def test_paired_intervals_cover_the_true_difference_at_the_nominal_rate():
         d = paired_difference(variant, base)
         covered += d.low <= 0.25 <= d.high
     assert 930 <= covered <= 970  # 95 % ± 3.5 binomial standard errors
+
+
+def test_a_paired_difference_carries_the_pairing_correlation():
+    from train.judge.significance import correlation
+
+    d = paired_difference(B, A)
+    assert d.correlation == pytest.approx(np.corrcoef(B, A)[0, 1], rel=1e-12)
+    assert correlation(A, np.ones_like(A)) is None  # no spread on one side: undefined
+    assert welch_difference(B, A).correlation is None
+
+
+def test_the_fair_share_test_is_the_score_test_the_wilson_interval_inverts():
+    from train.judge.significance import fair_share_test
+
+    t = fair_share_test(262, 1000, 0.25)
+    z = (0.262 - 0.25) / np.sqrt(0.25 * 0.75 / 1000)
+    assert t.p_value == pytest.approx(2 * stats.norm.sf(z), rel=1e-12)
+    assert (t.value, t.low, t.high) == pytest.approx(wilson(262, 1000))
+    for k in range(150, 351, 5):
+        t = fair_share_test(k, 1000, 0.25)
+        assert (t.p_value < 0.05) == (not t.low <= 0.25 <= t.high), k
+    with pytest.raises(ValueError, match=r"a value in \(0, 1\)"):
+        fair_share_test(3, 10, 1.0)
+
+
+def test_rate_intervals_are_a_percentile_bootstrap_over_games():
+    from train.judge.significance import rate_estimates
+
+    rng = np.random.default_rng(9)
+    attempts = rng.integers(1, 4, size=(200, 2)).astype(float)
+    done = rng.binomial(attempts.astype(int), [0.3, 0.02]).astype(float)
+    (r, low, high), (r2, low2, high2) = rate_estimates(done, attempts, seed=5, resamples=500)
+    idx = np.random.default_rng(5).integers(0, 200, size=(500, 200))  # the same draws, resampled naively
+    draws = done[idx, 0].sum(1) / attempts[idx, 0].sum(1)
+    assert r == pytest.approx(done[:, 0].sum() / attempts[:, 0].sum())
+    assert (low, high) == pytest.approx(tuple(np.quantile(draws, [0.025, 0.975])), rel=1e-12)
+    assert 0 <= low2 <= r2 <= high2 <= 1

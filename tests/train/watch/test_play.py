@@ -243,6 +243,8 @@ def test_the_flight_tycoon_screen_is_built_from_the_observation_alone():
     (["flight-tycoon", "--players", "4", "--opponents", "random,heuristic"], "names 2 agents for the 3 other seats"),
     (["flight-tycoon", "--opponents", "genius"], "unknown agent 'genius'"),
     (["flight-tycoon", "--save", "/"], "is a folder"),
+    (["flight-tycoon", "--save", "/no-such-aerodeck-folder/game.jsonl"],
+     "--save '/no-such-aerodeck-folder/game.jsonl': the folder '/no-such-aerodeck-folder' does not exist"),
 ])
 def test_bad_options_are_refused_before_the_game(argv, message, monkeypatch, capsys):
     status, out, err = play(argv, [], monkeypatch, capsys)

@@ -4,6 +4,7 @@ with the line named when corrupt or from other rules; ``aerodeck replay`` steps 
 import io
 import json
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -178,6 +179,45 @@ def test_replay_gif_has_one_frame_per_decision(as_file, tmp_path, monkeypatch, c
     assert status == 0 and f"({len(records[0].actions)} frames, one per decision)" in out
     with Image.open(gif) as image:
         assert image.n_frames == len(records[0].actions)
+
+
+def test_replay_gif_into_a_missing_folder_is_refused_and_nothing_is_made(as_file, tmp_path, monkeypatch, capsys):
+    # Before: --gif /nonexist/x.gif made /nonexist/ and exited 0.
+    path, _ = as_file
+    gif = tmp_path / "no" / "such" / "game.gif"
+    status, _, err = replay_command([str(path), "--gif", str(gif)], [], monkeypatch, capsys)
+    assert status == 2
+    assert err == (f"aerodeck replay: error: --gif {str(gif)!r}: the folder {str(gif.parent)!r} does not exist "
+                   "(make it first)\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["as.jsonl"]
+
+
+def test_replay_gif_failing_midway_leaves_no_file(as_file, tmp_path, monkeypatch, capsys):
+    from PIL import Image as PILImage
+
+    def broken(self, fp, *args, **kwargs):
+        Path(fp).write_bytes(b"GIF89a half")  # a first part written, then the disk fills up
+        raise OSError("No space left on device")
+
+    path, _ = as_file
+    monkeypatch.setattr(PILImage.Image, "save", broken)
+    status, _, err = replay_command([str(path), "--gif", str(tmp_path / "game.gif")], [], monkeypatch, capsys)
+    assert status == 2 and "No space left on device" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["as.jsonl"]
+
+
+def test_the_replay_prompt_lists_every_key_the_step_through_reads(as_file, monkeypatch, capsys):
+    # Before: the prompt "[0/16] n/b/j N/q>" left out s and e.
+    from train.watch.replay import STEP_KEYS
+
+    path, records = as_file
+    status, out, _ = replay_command([str(path)], ["?", "e", "s", "q"], monkeypatch, capsys)
+    prompts = [line.split(">")[0] for line in out.splitlines() if line.startswith("[")]
+    last = len(records[0].actions)
+    assert prompts == [f"[0/{last}] n/b/j N/s/e/q/?", f"[0/{last}] n/b/j N/s/e/q/?", f"[{last}/{last}] n/b/j N/s/e/q/?",
+                       f"[0/{last}] n/b/j N/s/e/q/?"]  # ? shows the keys, e goes to the end, s back to the deal
+    assert "e: end" in out and "s: start" in out and "?: these keys" in out
+    assert [key.split()[0] for key, _ in STEP_KEYS] == ["n", "b", "j", "s", "e", "q", "?"]
 
 
 def test_replay_of_a_flight_tycoon_game_shows_every_hand_and_the_log(tmp_path, monkeypatch, capsys):

@@ -1,0 +1,167 @@
+"""The lookup tables of Airport Scramble for one rules object: built once, shared by the batched core
+(``core.py``) and the single-game engine (``single.py``), read-only.
+
+Cards are indexed by id, with index N (reached by id -1) meaning "no card"; cells by ``row * G +
+col``, with G² the scratch cell off the grid. Every table is a plain numpy array; ``tables(rules)``
+caches them per rules object.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from envs.airport_scramble.actions import STEPS, ActionLayout
+from envs.airport_scramble.observation import ObservationLayout
+from envs.airport_scramble.rules import AirportScrambleRules
+
+#: Neighbour-bits flag of an occupied cell (the top bit of ``nb``).
+OCCUPIED = np.uint16(1 << 15)
+#: Neighbour-bits flag of an empty cell with no neighbour.
+ISOLATED = np.uint16(1 << 14)
+
+
+class Tables:
+    """Every table of one rules object (attributes named as the core reads them).
+
+    Layouts: ``actions`` (AS-19), ``observation`` (AS-17), ``n_actions``, ``obs_size``. Cards:
+    ``h_bits`` / ``v_bits`` uint16 (N + 1,) colour bits, ``slot_misfit`` (a card fits a cell iff
+    ``nb & misfit == 0``), ``hv_values`` uint64 (256,) the (H, V) float32 values by card id as uint8,
+    ``origin`` / ``destination`` int64 (T,) by ticket, ``turns`` int8 (T,) AS-3. Cells: ``neighbour``
+    int64 (G², 4) and ``ray`` int64 (G², 4, G) in N, E, S, W order, ``run_after`` / ``run_before``
+    uint8 (2^G · G,) AS-8 runs by (occupancy bits, position), ``fly_table`` bool (2G, G-1) legal
+    distances by (2 · reach + stopping early affordable), ``nearest`` int64 (G², G²) AS-15
+    relocation order. Replaces (AS-10): ``replace_table`` bool (2^F (2F + 2), 2^F - 1) by (filled
+    slots, min(deck, F), affordable), ``replace_slots``, ``replace_count``. Observation writes:
+    ``obs_start``, ``one_hot_ranges``, ``ticket_*``.
+    """
+
+    def __init__(self, rules: AirportScrambleRules) -> None:
+        comp = self.components = rules.components
+        self.actions = ActionLayout.of(rules)
+        self.observation = ObservationLayout(rules)
+        self.n_actions = self.actions.n_actions
+        self.obs_size = self.observation.size
+        self.index_kinds = self.actions.index_kinds()
+        G, F, N, nc = rules.grid_size, rules.face_up, comp.n_cards, comp.n_colors
+        self.G, self.F, self.N, self.T = G, F, N, comp.n_tickets
+        G2 = self.G2 = G * G
+        # Card tables indexed by card id; index N (reached by id -1) is "no card".
+        h = np.array(comp.card_h, np.int64)
+        v = np.array(comp.card_v, np.int64)
+        self.h_bits = np.append(1 << h, 0).astype(np.uint16)
+        self.v_bits = np.append(1 << (v + nc), 0).astype(np.uint16)
+        self.slot_misfit = ~(self.h_bits | self.v_bits)  # card fits a cell iff (cell nb & misfit) == 0
+        colour = self.observation.color_values
+        pairs = np.zeros((256, 2), np.float32)  # by card id as uint8 (255 = -1 = no card): (H, V) values
+        pairs[:N, 0], pairs[:N, 1] = colour[h + 1], colour[v + 1]
+        self.hv_values = pairs.view(np.uint64).ravel()
+        self.place_scale = np.float32(self.observation.place_scale)
+        self.origin = np.array(comp.ticket_origin, np.int64)
+        self.destination = np.array(comp.ticket_destination, np.int64)
+        self.turns = np.array(rules.turns_on_die, np.int8)  # AS-3: the card's turns plus the bonus
+        # Cell tables; off-grid neighbours are the scratch cell G² (written, never read).
+        cells = np.arange(G2)
+        rows, cols = cells // G, cells % G
+        self.centre = (G // 2) * G + G // 2
+        self.neighbour = np.zeros((G2, 4), np.int64)
+        self.ray = np.zeros((G2, 4, G), np.int64)  # cells 1..G steps away (the last is always off-grid)
+        for d, (dr, dc) in enumerate(STEPS):
+            for j in range(1, G + 1):
+                rr, cc = rows + dr * j, cols + dc * j
+                inside = (rr >= 0) & (rr < G) & (cc >= 0) & (cc < G)
+                self.ray[:, d, j - 1] = np.where(inside, rr * G + cc, G2)
+            self.neighbour[:, d] = self.ray[:, d, 0]
+        self.cell_row, self.cell_col = rows, cols
+        self.position_bit = (1 << np.arange(G)).astype(np.uint16)
+        # What a card demands of its (N, E, S, W) neighbours: V, H, V, H colour bits (row N: no card).
+        self.neighbour_demand = np.stack([self.v_bits, self.h_bits, self.v_bits, self.h_bits], axis=1)
+        # AS-8 runs along a row or column with occupancy ``bits`` from position p:
+        # run_after[bits * G + p] counts the ones at p+1, p+2, ...; run_before those at p-1, p-2, ...
+        bits = np.arange(2**G)[:, None]
+        position = np.arange(G)[None, :]
+        self.run_after = np.zeros((2**G, G), np.uint8)
+        self.run_before = np.zeros((2**G, G), np.uint8)
+        after = np.ones((2**G, G), bool)
+        before = np.ones((2**G, G), bool)
+        for j in range(1, G):
+            up, down = position + j, position - j
+            after &= (up < G) & ((bits >> np.minimum(up, G - 1)) & 1 == 1)
+            before &= (down >= 0) & ((bits >> np.maximum(down, 0)) & 1 == 1)
+            self.run_after += after
+            self.run_before += before
+        self.run_after, self.run_before = self.run_after.ravel(), self.run_before.ravel()
+        self.nb_template = np.full(G2 + 1, ISOLATED, np.uint16)
+        self.nb_template[G2] = OCCUPIED  # the scratch cell: never cleared (only ISOLATED is), never open
+        # AS-8: legal distances 1..G-1 given the reach (0..G-1) and whether stopping early is affordable.
+        distance = np.arange(1, G)
+        reach = np.arange(G)[:, None, None]
+        early_ok = np.array([False, True])[None, :, None]
+        self.fly_table = ((distance <= reach) & ((distance == reach) | early_ok)).reshape(2 * G, G - 1)
+        # AS-15 relocation: for each cell, every cell by (Manhattan distance, row, column).
+        dist = np.abs(rows[:, None] - rows[None, :]) + np.abs(cols[:, None] - cols[None, :])
+        grid_rows, grid_cols = np.broadcast_to(rows, (G2, G2)), np.broadcast_to(cols, (G2, G2))
+        self.nearest = np.lexsort((grid_cols, grid_rows, dist)).astype(np.int64)
+        # AS-10 replace masks m = 1 .. 2^F-1; ``replace_slots[m]`` lists m's slots in order, then -1s.
+        masks = np.arange(1, 2**F)
+        self.replace_masks = masks
+        self.replace_count = np.array([0] + [bin(m).count("1") for m in masks])
+        self.replace_allowed = self.replace_count[1:] <= rules.max_replace
+        self.replace_slots = np.full((2**F, F), -1, np.int64)
+        for m in masks:
+            chosen = [i for i in range(F) if m >> i & 1]
+            self.replace_slots[m, : len(chosen)] = chosen
+        self.slot_bits = (1 << np.arange(F)).astype(np.int64)
+        self.slot_columns = (np.arange(F) * G2)[:, None]  # offset of slot s's block among the play actions
+        # AS-10 legality by (filled slots bitmask, min(deck size, F), points >= replace_cost):
+        filled = np.arange(2**F)[:, None, None, None]
+        deck = np.arange(F + 1)[None, :, None, None]
+        affordable = np.array([False, True])[None, None, :, None]
+        self.replace_table = (
+            ((masks & ~filled) == 0) & self.replace_allowed & (self.replace_count[1:] <= deck) & affordable
+        ).reshape(-1, 2**F - 1)
+        blocks = self.observation.blocks
+        self.obs_start = {name: block.start for name, block in blocks.items()}
+        at = self.obs_start
+        # observe zeroes the one-hot blocks and writes single ones; the slots' and the ticket's colours
+        # (written in full) join the zeroed ranges so that they merge into fewer, longer ones.
+        zeroed = ["plane", "origin_cell", "destination_cell", "slot_hv", "slot_origin", "slot_destination",
+                  "origin_hv", "destination_hv", "origin_place", "destination_place"]
+        ranges = sorted((blocks[name].start, blocks[name].stop) for name in zeroed)
+        self.one_hot_ranges = []  # adjacent blocks merged
+        for start, stop in ranges:
+            if self.one_hot_ranges and self.one_hot_ranges[-1][1] == start:
+                start = self.one_hot_ranges.pop()[0]
+            self.one_hot_ranges.append((start, stop))
+        # Observation of the ticket's two ends (origin, destination). By ticket (row T, reached by -1:
+        # no ticket): the two cards, and their (H, V) colour values as float32 pairs.
+        self.ticket_cards = np.zeros((self.T + 1, 2), np.int64)
+        self.ticket_cards[: self.T, 0], self.ticket_cards[: self.T, 1] = self.origin, self.destination
+        self.ticket_hv = np.zeros((self.T + 1, 2), np.uint64)
+        self.ticket_hv[: self.T] = self.hv_values[self.ticket_cards[: self.T]]
+        # The three one-hot columns (cell, slot, place) of end e at code c = 1 + location (0 in the
+        # deck, 1 + cell in play, 1 + G² + slot face up) or ``no_ticket_code``; columns with nothing to
+        # mark point at the die column, which is written afterwards. Row e * K + c.
+        K = G2 + F + 2
+        self.ticket_code_offset = np.array([1, K + 1])  # added to the locations of the two ends
+        self.no_ticket_code = np.array([K - 1, 2 * K - 1])
+        self.ticket_one_hot = np.full((2 * K, 3), at["die"], np.int64)
+        ends = [("origin_cell", "slot_origin", "origin_place"),
+                ("destination_cell", "slot_destination", "destination_place")]
+        for e, (cell_seg, slot_seg, place_seg) in enumerate(ends):
+            table = self.ticket_one_hot[e * K : (e + 1) * K]
+            table[0, 2] = at[place_seg] + 2  # in the deck
+            table[1 : G2 + 1, 0] = at[cell_seg] + np.arange(G2)
+            table[1 : G2 + 1, 2] = at[place_seg]
+            table[G2 + 1 : G2 + F + 1, 1] = at[slot_seg] + np.arange(F)
+            table[G2 + 1 : G2 + F + 1, 2] = at[place_seg] + 1
+        for value in vars(self).values():
+            if isinstance(value, np.ndarray):
+                value.flags.writeable = False
+
+
+@functools.lru_cache(maxsize=64)
+def tables(rules: AirportScrambleRules) -> Tables:
+    """The (cached, read-only) :class:`Tables` of ``rules``."""
+    return Tables(rules)

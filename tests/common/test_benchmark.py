@@ -1,0 +1,29 @@
+"""The throughput script runs end to end and writes its JSON under --out (figures are not asserted:
+no timing tests)."""
+
+import importlib.util
+import json
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "throughput.py"
+
+
+def test_the_benchmark_measures_every_subject_and_writes_its_ratios(tmp_path, capsys):
+    spec = importlib.util.spec_from_file_location("throughput", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    argv = ["--seconds", "0.02", "--rounds", "1", "--sizes", "1,8", "--agents", "heuristic", "--bench-games", "8",
+            "--profile", "--out", str(tmp_path / "bench")]
+    assert module.main(argv) == 0
+    result = json.loads((tmp_path / "bench" / "throughput.json").read_text())
+    per_game = {"reference", "env", "core B=1", "core B=8", "heuristic B=8", "bench heuristic"}
+    expected = {f"{game} {name}" for game in module.GAMES for name in per_game} | {"pettingzoo leduc_holdem_v4"}
+    assert set(result["results"]) == expected
+    for row in result["results"].values():
+        assert row["rate"] > 0 and row["unit"] in ("decisions/s", "games/s")
+        if row["unit"] == "decisions/s":  # (a bench's games/s ratio needs a game ended in the round)
+            assert row["vs_reference"] > 0 and row["vs_leduc"] > 0
+    assert all(result["results"][f"{game} bench heuristic"]["unit"] == "games/s" for game in module.GAMES)
+    assert set(result["profile_ms_per_step"]) == set(module.GAMES)
+    assert all({"observe", "legal_mask", "step"} <= set(result["profile_ms_per_step"][game]) for game in module.GAMES)
+    assert "× leduc AEC" in capsys.readouterr().out

@@ -1,0 +1,53 @@
+"""A game from its own package: in a fresh virtual environment that holds aerodeck and nothing of the
+example game but its installed package (``examples/plugin_game``), ``envs`` finds the game through
+the ``aerodeck.games`` entry point and the game passes the contract.
+
+The environment borrows this one's third-party packages and aerodeck's source through a ``.pth`` file
+(no torch reinstall); the game is ``pip install``-ed into it from a copy of its folder, so the copy in
+the new environment — not one installed here — is what ``envs`` loads.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PLUGIN = ROOT / "examples" / "plugin_game"
+
+
+def run(*command, cwd=ROOT, timeout=300) -> str:
+    """Run ``command``; its output, or a failure showing it."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    done = subprocess.run([str(c) for c in command], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
+    assert done.returncode == 0, f"{' '.join(map(str, command))} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+def test_the_example_game_installed_alone_passes_the_contract(tmp_path):
+    entry_points = tomllib.loads((PLUGIN / "pyproject.toml").read_text(encoding="utf-8"))["project"]["entry-points"]
+    ((game, target),) = entry_points["aerodeck.games"].items()
+    package = target.partition(":")[0].split(".")[0]
+
+    venv = tmp_path / "venv"
+    run(sys.executable, "-m", "venv", "--without-pip", venv)
+    python = venv / "bin" / "python"
+    site = Path(run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])").strip())
+    (site / "aerodeck-borrowed.pth").write_text(f"{ROOT}\n{sysconfig.get_paths()['purelib']}\n", encoding="utf-8")
+
+    source = tmp_path / "plugin"
+    shutil.copytree(PLUGIN, source, ignore=shutil.ignore_patterns("*.egg-info", "build", "__pycache__"))
+    run(sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "--no-build-isolation", "--no-index",
+        "--quiet", source)
+
+    found = run(python, "-c", f"import envs, {package}; print(envs.spec({game!r}).title); print({package}.__file__)")
+    title, where = found.split("\n")[:2]
+    assert title and Path(where).is_relative_to(site), f"{package} was loaded from {where}, not from the new environment"
+    out = run(python, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", "-k", game,
+              "tests/test_contract.py", "tests/test_docs.py")
+    assert " passed" in out and "failed" not in out, out

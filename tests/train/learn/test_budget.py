@@ -1,0 +1,105 @@
+"""One budget for the whole job: shares announced up front, every stage inside its share on the run's
+clock, the warm start and the evaluations scaled with a smaller ``--steps``."""
+
+import json
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from tests.games import SOLO  # noqa: E402
+from train.learn.budget import Budget, Clock, plan_steps  # noqa: E402
+from train.learn.config import default_config, load_config  # noqa: E402
+
+#: The fake clock's step: every reading of it is this many seconds after the one before.
+TICK = 0.01
+
+
+class Ticks:
+    """A clock for tests: every reading is one :data:`TICK` later — the run's work then takes the same
+    time on every machine, and deadlines bind at the same points."""
+
+    def __init__(self) -> None:
+        self.t = 0.0
+
+    def __call__(self) -> float:
+        self.t += TICK
+        return self.t
+
+
+BUSY = """
+[train]
+num_envs = 16
+eval_every = 1_000_000
+eval_games = 16
+checkpoint_every = 1_000_000
+[budget]
+min_teacher_games = 4
+[ppo]
+n_steps = 16
+batch_size = 128
+n_epochs = 1
+[policy]
+net_arch = [16]
+[warm_start]
+teacher = "heuristic"
+games = 96
+play_batch = 32
+epochs = 100_000
+batch_size = 64
+workers = 1
+"""
+
+
+def test_a_minutes_budget_keeps_every_stage_inside_its_announced_share(tmp_path, capsys):
+    from train.learn.train import train
+
+    game = SOLO
+    path = tmp_path / "busy.toml"
+    path.write_text(BUSY)
+    minutes = 0.1  # 6 s = 600 readings of the clock
+    out = train(game.id, game.make_rules(), load_config(game.id, path), tmp_path / "run", minutes=minutes,
+                progress=False, clock=Clock(Ticks()))
+    err = capsys.readouterr().err
+    assert "warm start ≤ 30% (0:02)" in err and "evaluation ≤ 10% (0:01)" in err  # announced before they start
+    last = json.loads((out / "last.json").read_text())
+    plan, stages = last["plan"], last["plan"]["stages"]
+    slack = 3 * TICK  # the readings that end a stage
+    assert last["wall_seconds"] <= minutes * 60 + slack  # the whole job, the final evaluation included
+    assert stages["warm_start"]["ended"] <= stages["warm_start"]["deadline"] + slack
+    assert stages["ppo"]["ended"] <= stages["ppo"]["deadline"] + slack
+    assert stages["evaluation"]["seconds"] <= plan["eval_allowance"]
+    warm = last["warm_start"]
+    assert warm["games"] == 96 and 1 <= warm["epochs"] < 100_000  # cloning stopped at the warm start's deadline
+    assert last["steps"] > 0 and last["budget"] == {"minutes": minutes}
+
+
+def test_a_smoke_run_of_few_steps_skips_the_warm_start_and_says_how_to_get_it():
+    config = default_config(SOLO.id)
+    budget = Budget(steps=4096)
+    plan = plan_steps(budget, budget, config, config.warm_start.games, warm_free=False)
+    assert plan.teacher_games == 0 and plan.ppo_steps == 4096
+    assert f"for the full warm start train the config's {config.train.steps:,} steps (no --steps)" in plan.warm_note
+    assert plan.eval_games == config.budget.min_eval_games < config.train.eval_games
+
+
+def test_the_warm_start_and_the_evaluations_scale_with_the_steps():
+    config = default_config(SOLO.id)
+    half = Budget(steps=config.train.steps // 2)
+    plan = plan_steps(half, half, config, config.warm_start.games, warm_free=False)
+    assert plan.teacher_games == config.warm_start.games // 2 and plan.eval_games == config.train.eval_games // 2
+    full = Budget(steps=config.train.steps * 2)
+    plan = plan_steps(full, full, config, config.warm_start.games, warm_free=False)
+    assert plan.teacher_games == config.warm_start.games and plan.eval_games == config.train.eval_games
+    saved = plan_steps(Budget(steps=4096), Budget(steps=4096), config, config.warm_start.games, warm_free=True)
+    assert saved.teacher_games == config.warm_start.games  # saved games cost no play: all of them are used
+
+
+def test_a_resumed_budget_continues_to_its_total_or_adds_what_is_given():
+    steps = Budget(steps=6000)
+    assert steps.extended(None, None, 2000, 50.0).left(2000, 50.0) == Budget(steps=4000)
+    assert steps.extended(1000, None, 2000, 50.0) == Budget(steps=3000)
+    minutes = Budget(minutes=10)
+    assert minutes.extended(None, None, 2000, 120.0).left(2000, 120.0) == Budget(minutes=8)
+    assert minutes.extended(None, 5, 2000, 120.0) == Budget(minutes=7)
+    assert steps.left(6000, 1.0) is None

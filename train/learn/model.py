@@ -1,0 +1,167 @@
+"""The learner's side of a run: the VecEnv PPO learns on, a new or resumed MaskablePPO, its evaluation
+against the game's opponent, and saving models with their sidecars."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+
+def learner_env(venv, inputs):
+    """The VecEnv PPO learns on: ``venv`` as the policy reads it (``inputs``, an ``agents.ppo.Inputs``:
+    the observation, then perhaps the mask and a prior's preferences) and timed (``env_seconds``: the
+    seconds spent stepping it and building those inputs, for the throughput figures)."""
+    import gymnasium
+    from stable_baselines3.common.vec_env import VecEnvWrapper
+
+    class LearnerEnv(VecEnvWrapper):
+        """The game's VecEnv as the policy reads it, with the time spent in it counted."""
+
+        def __init__(self) -> None:
+            self.obs_size, n_actions = venv.observation_space.shape[0], venv.action_space.n
+            size = inputs.size(self.obs_size, n_actions)
+            super().__init__(venv, observation_space=gymnasium.spaces.Box(0.0, 1.0, (size,), np.float32))
+            self.inputs = inputs
+            self.env_seconds = 0.0
+            self.masks = np.zeros((venv.num_envs, n_actions), bool)
+
+        def reset(self) -> np.ndarray:
+            began = time.perf_counter()
+            obs = self.venv.reset()
+            self.masks = self.venv.action_masks()
+            x = inputs(obs, self.masks)
+            self.env_seconds += time.perf_counter() - began
+            return x
+
+        def step_wait(self):
+            began = time.perf_counter()
+            obs, rewards, dones, infos = self.venv.step_wait()
+            self.masks = self.venv.action_masks()
+            x = inputs(obs, self.masks)
+            width = x.shape[1] - self.obs_size
+            for i in np.flatnonzero(dones):  # a finished game: no legal action, no preference
+                infos[i]["terminal_observation"] = np.concatenate([infos[i]["terminal_observation"], np.zeros(width, np.float32)])
+            self.env_seconds += time.perf_counter() - began
+            return x, rewards, dones, infos
+
+        def env_method(self, method_name: str, *args, indices=None, **kwargs):
+            if method_name == "action_masks":  # what MaskablePPO asks before every step: the rows we hold
+                return [self.masks[i] for i in self._get_indices(indices)]
+            return self.venv.env_method(method_name, *args, indices=indices, **kwargs)
+
+        def action_masks(self) -> np.ndarray:
+            return self.masks.copy()
+
+    return LearnerEnv()
+
+
+def ppo_kwargs(ppo) -> dict:
+    """MaskablePPO's keyword arguments from the ``[ppo]`` section ``ppo`` (a ``PPOConfig``)."""
+    return dict(learning_rate=ppo.learning_rate, n_steps=ppo.n_steps, batch_size=ppo.batch_size, n_epochs=ppo.n_epochs,
+                gamma=ppo.gamma, gae_lambda=ppo.gae_lambda, clip_range=ppo.clip_range, ent_coef=ppo.ent_coef,
+                vf_coef=ppo.vf_coef, max_grad_norm=ppo.max_grad_norm, target_kl=ppo.target_kl or None)
+
+
+def new_model(venv, config, inputs, seed: int):
+    """A new MaskablePPO on ``venv`` as ``config`` (a ``Config``) says: its ``[policy]`` network (with the
+    prior's head when ``inputs`` has a prior) and its ``[ppo]`` settings."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from agents.ppo import PriorPolicy
+
+    policy = config.policy
+    arch = list(policy.net_arch)
+    policy_kwargs = {"net_arch": {"pi": arch, "vf": arch},
+                     "activation_fn": {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[policy.activation]}
+    if inputs.prior:
+        policy_kwargs["prior_scale"] = policy.prior_scale
+        policy_kwargs["learn_prior_scale"] = policy.learn_prior_scale
+    return MaskablePPO(PriorPolicy if inputs.prior else "MlpPolicy", venv, seed=seed, device="cpu",
+                       policy_kwargs=policy_kwargs, **ppo_kwargs(config.ppo))
+
+
+def resumed_model(path: Path, venv, config):
+    """The MaskablePPO saved at ``path`` on ``venv``, with ``config``'s ``[ppo]`` settings; ``ValueError``
+    in one line if ``path`` is not a loadable model (it reads the file and writes nothing)."""
+    from sb3_contrib import MaskablePPO
+
+    ppo = config.ppo
+    if not zipfile.is_zipfile(path):
+        raise ValueError(f"--resume: {path} is not a saved model (not a zip archive: truncated, or another kind of "
+                         "file); the run is left as it was")
+    try:
+        return MaskablePPO.load(path, env=venv, device="cpu", **ppo_kwargs(ppo),
+                                custom_objects={"learning_rate": ppo.learning_rate, "lr_schedule": lambda _: ppo.learning_rate,
+                                                "clip_range": lambda _: ppo.clip_range})
+    except Exception as err:  # SB3 reports a bad archive in many ways (KeyError, pickle, zip, torch errors)
+        raise ValueError(f"--resume: {path} cannot be loaded as this run's model ({type(err).__name__}: "
+                         f"{str(err).splitlines()[0] if str(err) else 'no detail'}); the run is left as it was") from None
+
+
+def evaluate(game, rules, agent, games: int, seed: int) -> dict:
+    """The ``aerodeck bench`` figures of ``agent`` against the game's opponent (``GameSpec.opponent``) on
+    the fixed deals of ``seed``.
+
+    Solo games: both play the same ``games`` deals; ``value`` is the agent's mean score, with its interval
+    and ``difference``, the agent minus the opponent on the same deals (bench's paired comparison).
+    Multi-player games: a seat-rotated table of the agent and n−1 opponents; ``value`` is the agent's win
+    rate (fair share 1/n) with its interval."""
+    from agents.registry import make_agent
+    from train.evaluate.bench import bench_solo, bench_tournament
+
+    opponent = make_agent(game.id, game.opponent, rules, seed=seed + 1)
+    if game.solo:  # the opponent first: bench compares each later agent with it (later − earlier)
+        result = bench_solo(game, rules, [game.opponent, "ppo"], [opponent, agent], [games, games], seed, progress=False)
+        mine = result["agents"]["ppo"]["mean_score"]
+        gap = next(c for c in result["comparisons"] if c["agent"] == "ppo")["mean_score_difference"]
+        return {"figure": "mean_score", "value": mine["value"], "low": mine["low"], "high": mine["high"], "games": games,
+                "opponent": game.opponent, game.opponent: result["agents"][game.opponent]["mean_score"]["value"],
+                "difference": {k: gap[k] for k in ("value", "low", "high")}}
+    n = game.players(rules)
+    result = bench_tournament(game, rules, ["ppo", game.opponent], [agent, opponent], games, seed,
+                              lineup=[0] + [1] * (n - 1), progress=False)
+    mine = result["agents"]["ppo"]["win_rate"]
+    return {"figure": "win_rate", "value": mine["value"], "low": mine["low"], "high": mine["high"],
+            "games": result["games"], "fair_share": 1.0 / n, "opponent": game.opponent,
+            "table": f"1 ppo + {n - 1} {game.opponent}, seats rotated"}
+
+
+def save_model(model, path: Path, sidecar: dict) -> None:
+    """Write the SB3 zip ``path`` and its sidecar JSON, each atomically (a temporary file, then renamed)."""
+    from agents.ppo import sidecar_path
+    from train.output import write_file
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.partial")
+    try:
+        model.save(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    write_file(sidecar_path(path), json.dumps(sidecar, indent=2) + "\n")
+
+
+def export_model(source, target) -> None:
+    """Copy the model ``source`` and its sidecar to ``target`` without the optimizer's moments and the
+    last batch of observations: all that playing needs, at about a third of the size (how the shipped
+    models in ``agents/models/`` are made from a run's ``best.zip``)."""
+    from sb3_contrib import MaskablePPO
+
+    from agents.ppo import read_sidecar
+
+    source, target = Path(source), Path(target)
+    model = MaskablePPO.load(source, device="cpu", custom_objects={"lr_schedule": lambda _: 0.0,
+                                                                   "learning_rate": 0.0, "clip_range": lambda _: 0.0})
+    policy = model.policy
+    policy.optimizer = policy.optimizer_class(policy.parameters(), lr=0.0, **policy.optimizer_kwargs)
+    model._last_obs = model._last_original_obs = model._last_episode_starts = None  # the last batch of inputs
+    model.ep_info_buffer.clear()
+    model.ep_success_buffer.clear()
+    save_model(model, target, {**read_sidecar(source), "exported_from": str(source)})

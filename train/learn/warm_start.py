@@ -1,0 +1,323 @@
+"""The warm start: a teacher agent's decisions, saved for reuse, and behaviour cloning of them.
+
+The teacher plays on the batched core through the suite's play loop (``train.evaluate.loop.play_games``)
+with a :class:`TeacherRecorder` watching; its games are played in chunks (each a self-contained task
+seeded by the run's seed and its first game), in one process or several, and stop at a deadline when
+the run has a time budget. :func:`clone` then fits the policy to the teacher's actions and the value
+function to its returns.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import math
+import multiprocessing
+import os
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+import envs
+
+#: The arrays of the teacher's decisions.
+DECISION_KEYS = ("inputs", "masks", "actions", "returns", "games", "seats")
+
+
+class TeacherRecorder:
+    """A ``play_games`` observer keeping the decisions of the taught seats as training data.
+
+    ``inputs``: what the policy reads (``agents.ppo.Inputs``); ``n_games``: the games of the play (numbered
+    0 … G−1 by the loop, ``first_game`` + that in the data); ``taught``: ``int64 (G,)``, the teacher's seat
+    in each game, or ``None`` (every seat is the teacher's); ``gamma``: the discount per decision of a seat.
+    """
+
+    def __init__(self, inputs, n_games: int, first_game: int, taught: np.ndarray | None, gamma: float) -> None:
+        self.inputs, self.first_game, self.taught, self.gamma = inputs, first_game, taught, gamma
+        self.n_games = n_games
+        self.live = np.zeros(n_games, bool)  # by game: what the loop's state showed before its next step
+        self.seat = np.zeros(n_games, np.int64)
+        self.masks: np.ndarray | None = None
+        self.kept: np.ndarray | None = None  # the policy's inputs at the taught seat's pending decision
+        self.steps: list[tuple] = []
+        self.n_players = 1
+
+    def _look(self, core, state, games: np.ndarray) -> None:
+        """Note what the seat to act sees in each game of ``state`` (rows ``games``)."""
+        seat = np.asarray(core.to_act(state), np.int64)
+        live = ~np.asarray(state.done, bool)
+        masks = core.legal_mask(state)
+        if self.masks is None:
+            self.masks = np.zeros((self.n_games, masks.shape[1]), bool)
+        self.live[games], self.seat[games], self.masks[games] = live, seat, masks
+        mine = live & (True if self.taught is None else seat == self.taught[games])
+        rows = np.flatnonzero(mine)
+        if rows.size:
+            obs = core.observe(state, np.maximum(seat, 0)) if core.n_players > 1 else core.observe(state)
+            x = self.inputs(obs[rows], masks[rows]).astype(np.float16)
+            if self.kept is None:
+                self.kept = np.zeros((self.n_games, x.shape[1]), np.float16)
+            self.kept[games[rows]] = x
+
+    def on_start(self, core, state, games) -> None:
+        """``play_games`` observer hook: a batch of games starts."""
+        self._look(core, state, np.asarray(games))
+
+    def on_step(self, core, state, actions, rewards, games) -> None:
+        """``play_games`` observer hook: every game of ``state`` (rows ``games``) took ``actions``."""
+        games = np.asarray(games)
+        live = self.live[games]
+        g, seat = games[live], self.seat[games[live]]
+        mine = np.ones(g.size, bool) if self.taught is None else seat == self.taught[g]
+        rewards = np.reshape(np.asarray(rewards, np.float64), (games.size, -1))[live]
+        self.n_players = rewards.shape[1]
+        m = g[mine]
+        kept = (self.kept[m].copy(), self.masks[m].copy(), np.asarray(actions, np.int64)[live][mine]) if m.size else None
+        self.steps.append((g, seat, mine, rewards, kept))
+        self._look(core, state, games)
+
+    def result(self) -> dict:
+        """The kept decisions (see :func:`teacher_decisions`), from the last step to the first."""
+        ret_next = np.zeros((self.n_games, self.n_players))  # by game and seat: the return at the seat's next decision
+        between = np.zeros_like(ret_next)  # every seat's rewards since its next decision
+        parts: dict[str, list] = {key: [] for key in DECISION_KEYS}
+        for g, seat, mine, rewards, kept in reversed(self.steps):
+            between[g] += rewards
+            ret = between[g, seat] + self.gamma * ret_next[g, seat]
+            ret_next[g, seat], between[g, seat] = ret, 0.0
+            if kept is not None:
+                for key, value in zip(DECISION_KEYS, (*kept, ret[mine].astype(np.float32), self.first_game + g[mine],
+                                                      seat[mine])):
+                    parts[key].append(value)
+        if not parts["actions"]:
+            raise ValueError("the teacher made no decisions")
+        return {key: np.concatenate(value) for key, value in parts.items()}
+
+
+def teacher_decisions(game, rules, teacher, seeds, inputs, gamma: float, opponent=None, first_game: int = 0) -> dict:
+    """Play one game per seed with ``teacher``; its decisions as training data.
+
+    ``game``: the ``GameSpec``; ``seeds[j]`` is game ``first_game + j``. Without ``opponent`` the teacher
+    plays every seat and every decision is kept; with one (an agent), the teacher plays one seat of each
+    game (game i: seat i mod n, so every seat is taught equally) and ``opponent`` the others, and only the
+    teacher's decisions are kept.
+
+    Returns ``inputs`` ``float16 (N, ·)`` (what the policy reads of the deciding seat's observation and
+    mask, ``inputs`` an ``agents.ppo.Inputs``), ``masks`` ``bool (N, A)``, ``actions`` ``int64 (N,)``,
+    ``returns`` ``float32 (N,)`` (the seat's discounted return from that decision on, discounted once per
+    decision of that seat: what PPO's value function learns), ``games`` ``int64 (N,)`` (the game number)
+    and ``seats`` ``int64 (N,)`` (the seat that decided).
+    """
+    from train.evaluate.loop import play_games
+
+    core = game.make_core(rules, check_actions=False)  # play_games checks every action
+    G, n = len(seeds), core.n_players
+    taught = None if opponent is None else (first_game + np.arange(G)) % n
+    lineups = None if taught is None else np.where(np.arange(n)[None, :] == taught[:, None], 0, 1)
+    agents = [teacher] if opponent is None else [teacher, opponent]
+    recorder = TeacherRecorder(inputs, G, first_game, taught, gamma)
+    play_games(core, agents, seeds, lineups, batch_size=max(G, 1), progress=False, make_view=game.make_view,
+               summary=game.summary_of(), observers=[recorder])
+    return recorder.result()
+
+
+def teacher_chunk(game_id: str, rules, warm, inputs: dict, seed: int, gamma: float, start: int, count: int) -> dict:
+    """The teacher's decisions in games ``start … start+count−1`` of the warm start (``warm``: the
+    ``WarmStartConfig``; ``inputs``: ``Inputs.to_dict()``). A self-contained task: the teacher and the
+    opponent draw their random choices from per-game decision keys (``seed``, game, agent, decision), so
+    the decisions do not depend on the chunking or on which process plays the chunk."""
+    from agents.ppo import Inputs
+    from agents.registry import make_agent
+    from train.evaluate.loop import agent_seed, game_seeds
+
+    game = envs.spec(game_id)
+    teacher_seed, opponent_seed = agent_seed(seed, 0), agent_seed(seed, 1)
+    teacher = make_agent(game_id, warm.teacher, rules, seed=teacher_seed)
+    opponent = make_agent(game_id, warm.opponent, rules, seed=opponent_seed) if warm.opponent else None
+    return teacher_decisions(game, rules, teacher, game_seeds(warm.seed, count, start), Inputs.make(game_id, rules, **inputs),
+                             gamma, opponent=opponent, first_game=start)
+
+
+def play_teacher(game_id: str, rules, warm, inputs: dict, seed: int, gamma: float, games: int, *, first: int = 0,
+                 chunk: int | None = None, workers: int = 1, fits: Callable[[float], bool] | None = None,
+                 now: Callable[[], float] | None = None, done=lambda games: None) -> list[dict]:
+    """The teacher's decisions in games ``first … games−1``, ``chunk`` games at a time (default
+    ``warm.play_batch``; :func:`teacher_chunk`) in ``workers`` processes (1: here); ``done(count)`` is
+    called as each chunk ends. With ``fits(seconds)`` (a deadline) and ``now()`` (its clock), a chunk
+    starts only if one more, as long as the longest so far, still fits: the play may end early, on a
+    whole chunk. Returns the chunks played, in game order (a prefix of the games)."""
+    chunk = chunk or warm.play_batch
+    tasks = [(game_id, rules, warm, inputs, seed, gamma, start, min(chunk, games - start))
+             for start in range(first, games, chunk)]
+    longest = 0.0  # seconds of the longest chunk so far (0: none finished; the first ones measure it)
+    clock = now or (lambda: 0.0)
+
+    def may_start() -> bool:
+        return fits is None or longest == 0.0 or fits(longest)
+
+    if min(workers, len(tasks)) <= 1:
+        parts = []
+        for task in tasks:
+            if not may_start():
+                break
+            began = clock()
+            parts.append(teacher_chunk(*task))
+            longest = max(longest, clock() - began)
+            done(task[-1])
+        return parts
+    results: dict[int, dict] = {}
+    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        queue, running = list(enumerate(tasks)), {}
+        try:
+            while queue or running:
+                while queue and len(running) < workers and may_start():
+                    index, task = queue.pop(0)
+                    running[pool.submit(teacher_chunk, *task)] = (index, task[-1], clock())
+                if not running:
+                    break
+                finished, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
+                for future in finished:
+                    index, count, began = running.pop(future)
+                    results[index] = future.result()  # a failed chunk stops the play at once
+                    longest = max(longest, clock() - began)
+                    done(count)
+        except BaseException:
+            pool.shutdown(cancel_futures=True)
+            raise
+    return [results[i] for i in sorted(results)]
+
+
+def joined(parts: list[dict]) -> dict:
+    """Chunks of decisions (:func:`teacher_decisions`) as one set, in order."""
+    return {key: np.concatenate([part[key] for part in parts]) for key in DECISION_KEYS}
+
+
+def save_decisions(path: Path, data: dict, meta: dict) -> None:
+    """Write the teacher's decisions and ``meta`` (what made them, a JSON-able dict) to the npz file
+    ``path``, atomically."""
+    part = path.with_name(f".{path.name}.partial")
+    try:
+        with open(part, "wb") as f:
+            np.savez_compressed(f, **data, meta=np.array(json.dumps(meta)))
+        os.replace(part, path)
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
+
+
+def load_decisions(path: Path, meta: dict, games: int) -> tuple[dict, dict]:
+    """The decisions saved by :func:`save_decisions` at ``path`` in its first ``games`` games, and its
+    stored meta, if every key of ``meta`` has the same value there and it holds that many games; else
+    ``ValueError`` naming the file and what differs."""
+    where = f"[warm_start] decisions = {str(path)!r}"
+    try:
+        with np.load(path) as f:
+            stored = json.loads(str(f["meta"]))
+            data = {key: f[key] for key in DECISION_KEYS}
+    except FileNotFoundError:
+        raise ValueError(f"{where}: no such file") from None
+    except IsADirectoryError:
+        raise ValueError(f"{where}: a folder; give the warm_start.npz of a run") from None
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
+        raise ValueError(f"{where}: not the teacher's decisions written by aerodeck train ({err})") from None
+    differ = [f"{key} (file {stored.get(key)!r}, this run {value!r})" for key, value in meta.items() if stored.get(key) != value]
+    if stored.get("games", 0) < games:
+        differ.append(f"games (file {stored.get('games')!r}, this run needs {games})")
+    if differ:
+        raise ValueError(f"{where} was made for another run: " + "; ".join(differ))
+    rows = data["games"] < games
+    return {key: value[rows] for key, value in data.items()}, stored
+
+
+def reread_inputs(data: dict, stored: dict, inputs, obs_size: int) -> np.ndarray:
+    """The saved decisions' policy inputs as ``inputs`` (``agents.ppo.Inputs``) reads them: unchanged if
+    they were saved under the same inputs (``stored``: their ``to_dict()``), else computed anew from the
+    observations they begin with and the saved masks (the teacher's games do not depend on what the
+    student reads, so one teacher's games serve students of every kind)."""
+    from agents.ppo import CHUNK, Inputs
+
+    if {**Inputs().to_dict(), **stored} == inputs.to_dict():
+        return data["inputs"]
+    return np.concatenate([inputs(data["inputs"][i:i + CHUNK, :obs_size], data["masks"][i:i + CHUNK])
+                           for i in range(0, len(data["masks"]), CHUNK)])
+
+
+def clone(model, data: dict, epochs: int, batch_size: int, learning_rate: float, seed: int, log=None,
+          holdout: float = 0.1, fits: Callable[[float], bool] | None = None, now: Callable[[], float] | None = None
+          ) -> list[tuple[float, float | None]]:
+    """Behaviour cloning: fit the policy of ``model`` to the teacher's actions (masked cross-entropy) and
+    its value function to the teacher's returns (mean squared error, weighted by ``vf_coef``), ``epochs``
+    passes over ``data`` (:func:`teacher_decisions`) less a held-out share ``holdout`` of its decisions.
+
+    ``log(epoch, loss, accuracy, held_out)`` is called before the first pass (epoch 0: the untrained
+    policy; loss and accuracy ``None``) and after each; ``held_out`` is ``None`` when too few decisions
+    are held out to measure. With ``fits(seconds)`` and ``now()`` (a deadline and its clock) a batch
+    starts only if it, and the held-out measurement after it, still fit: the last pass may be cut short.
+    Returns (accuracy, held-out accuracy) after each pass: the share of the teacher's actions that are
+    the policy's most likely."""
+    import torch
+
+    policy = model.policy
+    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(len(data["actions"]))
+    held = order[:int(len(order) * holdout)]
+    train = order[len(held):]
+    clock = now or (lambda: 0.0)
+
+    def batches(rows):
+        for part in np.array_split(rows, max(1, len(rows) // batch_size)):
+            masks = torch.as_tensor(data["masks"][part])
+            x = torch.as_tensor(data["inputs"][part], dtype=torch.float32)
+            features = policy.extract_features(x, policy.pi_features_extractor)
+            latent_pi, latent_vf = policy.mlp_extractor(features)
+            logits = policy.action_net(latent_pi).masked_fill(~masks, -1e9)
+            yield part, logits, policy.value_net(latent_vf).squeeze(-1), torch.as_tensor(data["actions"][part])
+
+    def held_out_accuracy() -> float | None:
+        if not len(held):
+            return None
+        with torch.no_grad():
+            hits = sum(int((logits.argmax(1) == actions).sum()) for _, logits, _, actions in batches(held))
+        return hits / len(held)
+
+    began = clock()
+    first = held_out_accuracy()
+    held_seconds = clock() - began
+    if log is not None:
+        log(0, None, None, first)
+    accuracies = []
+    batch_seconds = 0.0
+    for epoch in range(epochs):
+        policy.set_training_mode(True)
+        total, hits, seen = 0.0, 0, 0
+        for part, logits, values, actions in batches(rng.permutation(train)):
+            if fits is not None and not fits(batch_seconds + held_seconds):
+                break
+            began = clock()
+            loss = torch.nn.functional.cross_entropy(logits, actions) \
+                + model.vf_coef * torch.nn.functional.mse_loss(values, torch.as_tensor(data["returns"][part]))
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), model.max_grad_norm)
+            optimizer.step()
+            total += loss.item() * len(part)
+            hits += int((logits.argmax(1) == actions).sum())
+            seen += len(part)
+            batch_seconds = max(batch_seconds, clock() - began)
+        policy.set_training_mode(False)
+        if not seen:
+            break
+        accuracies.append((hits / seen, held_out_accuracy()))
+        if log is not None:
+            log(epoch + 1, total / seen, *accuracies[-1])
+        if seen < len(train):
+            break
+    return accuracies
+
+
+def held_out_text(value: float | None) -> str:
+    """A held-out accuracy in words (``"none held out"`` when too few decisions were held out)."""
+    return "none held out" if value is None or math.isnan(value) else f"{value:.3f}"
