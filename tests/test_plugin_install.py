@@ -17,6 +17,8 @@ import sysconfig
 import tomllib
 from pathlib import Path
 
+from tests.train.test_readme import readme_commands, tiny
+
 ROOT = Path(__file__).resolve().parents[1]
 PLUGIN = ROOT / "examples" / "plugin_game"
 
@@ -51,3 +53,7 @@ def test_the_example_game_installed_alone_passes_the_contract(tmp_path):
     out = run(python, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", "-k", game,
               "tests/test_contract.py", "tests/test_docs.py")
     assert " passed" in out and "failed" not in out, out
+    readme = readme_commands(after_install=True)  # the README's commands that need the example game installed
+    assert readme and all(game in argv for argv in readme)
+    for k, argv in enumerate(readme):
+        run(python, "-m", "train.cli", *tiny(argv, tmp_path / f"readme{k}"))

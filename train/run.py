@@ -30,7 +30,8 @@ from rich.table import Table
 import envs
 from train.judge import compare, designer_report
 from train.judge.backends import LocalBackend, catalogue
-from train.evaluate.bench import Plan, add_rules_arguments, bench_solo, games_arg, load_rules, print_result, seed_arg
+from train.args import add_rules_arguments, games_arg, load_rules, seed_arg
+from train.evaluate.bench import Plan, bench_solo, print_result
 from train.output import OutputFolder, check_file, write_file
 from train.evaluate.report import json_text
 

@@ -154,7 +154,9 @@ class Recorder:
             target = state.target[live[k]].astype(np.int64)
             given = self.hand[g[k], target] & ~state.hand[live[k], target]  # one real card (none: a tower)
             real = given != 0
-            card = np.bitwise_count(given - np.uint64(1)).astype(np.int64)  # the one set bit's index
+            # the one set bit's index; a given tower (FT-9 with tower_giveable) has none: card 0 stands in,
+            # and `real` keeps it out of the counts
+            card = np.where(real, np.bitwise_count(given - np.uint64(1)).astype(np.int64), 0)
             month = card // N_SUITS
             laid = state.laid[live[k]].astype(np.int64)
             laid_of_month = ((laid >= 0) & (laid // N_SUITS == month[:, None])).sum(axis=1)

@@ -1,5 +1,6 @@
-"""Agent knobs: every knob declared, typed and checked; a bad one is refused naming the agent, the knob
-and what is allowed (``agents.base.Knob``, ``agents.registry.make_agent``)."""
+"""Agent knobs: every knob declared, typed and checked; a bad one is refused naming what is allowed
+(``agents.base.Knob``, ``agents.registry.make_agent``). Each game's knobs refused naming the agent and the
+knob: ``test_agent_knobs.py`` of its tests."""
 
 import inspect
 import math
@@ -9,7 +10,7 @@ import pytest
 
 import envs
 from agents.base import Knob
-from agents.registry import agent_class, agent_names, knob_values, make_agent
+from agents.registry import agent_class, agent_names
 
 AGENTS = [(game, name) for game in envs.games() for name in agent_names(game)]
 
@@ -32,45 +33,6 @@ def test_every_game_offers_random_and_its_registry_agents():
         assert names[0] == "random" and names[1 : 1 + len(envs.spec(game).agents)] == list(envs.spec(game).agents)
     with pytest.raises(ValueError, match="unknown game 'chess'"):
         agent_names("chess")
-
-
-@pytest.mark.parametrize(
-    "game, spec, message",
-    [
-        # Before: cycle=abc and cycle=off were read as on (any non-empty text is true).
-        ("airport-scramble", "heuristic:cycle=abc", r"agent 'heuristic' \(airport-scramble\): knob 'cycle' must be on/off"),
-        # Before: grow=-5 was accepted.
-        ("airport-scramble", "heuristic:grow=-5", r"knob 'grow' must be on/off \(true/false, 1/0\), got '-5'"),
-        ("airport-scramble", "heuristic:margin=-1", r"knob 'margin' must be an integer (>= 0|in 0\.\.\d+), got '-1'"),
-        ("airport-scramble", "heuristic:margin=1.5", r"knob 'margin' must be an integer"),
-        ("airport-scramble", "search:rollouts=0", r"knob 'rollouts' must be a positive integer, got '0'"),
-        ("airport-scramble", "search:network=inf", r"knob 'network' must be a finite number >= 0, got 'inf'"),
-        # Before: margin=nan and land_bonus=abc failed with messages that did not name the knob.
-        ("flight-tycoon", "search:margin=nan", r"agent 'search' \(flight-tycoon\): knob 'margin' must be a finite number"),
-        ("flight-tycoon", "heuristic:land_bonus=abc", r"agent 'heuristic' \(flight-tycoon\): knob 'land_bonus' must be a finite number"),
-        ("flight-tycoon", "search:horizon=-1", r"knob 'horizon' must be an integer >= 0"),
-        ("flight-tycoon", "heuristic:depth=3", r"agent 'heuristic' \(flight-tycoon\) has no knob 'depth'; its knobs: land_bonus, noise"),
-        ("flight-tycoon", "genius", r"unknown agent 'genius' for flight-tycoon; available: random, heuristic, search"),
-    ],
-)
-def test_a_bad_knob_is_refused_naming_the_agent_the_knob_and_what_is_allowed(game, spec, message):
-    with pytest.raises(ValueError, match=message):
-        make_agent(game, spec)
-
-
-@pytest.mark.parametrize("text, value", [("on", True), ("off", False), ("true", True), ("False", False),
-                                         ("1", True), ("0", False), ("yes", True), ("no", False)])
-def test_switches_read_on_off_true_false_1_0(text, value):
-    agent = make_agent("airport-scramble", f"heuristic:cycle={text},grow={text},farm={text}")
-    assert (agent.style.cycle, agent.style.grow, agent.style.farm) == (value, value, value)
-
-
-def test_knob_values_are_typed_by_the_declaration():
-    typed = knob_values("flight-tycoon", "search", {"samples": "4", "ahead": "1", "gate": " 0.5 "})
-    assert typed == {"samples": 4, "ahead": 1.0, "gate": 0.5}
-    assert type(typed["samples"]) is int and type(typed["ahead"]) is float
-    agent = make_agent("flight-tycoon", "search:samples=4,candidates=3,horizon=0")
-    assert (agent.samples, agent.candidates, agent.horizon) == (4, 3, 0)
 
 
 @pytest.mark.parametrize(
@@ -101,10 +63,3 @@ def test_knob_parse_accepts(knob, value, parsed):
 def test_knob_parse_refuses_naming_what_is_allowed(knob, value, allowed):
     with pytest.raises(ValueError, match=f"knob 'k' must be {allowed}"):
         knob.parse(value, "knob 'k'")
-
-
-def test_bench_refuses_a_bad_knob_before_playing(tmp_path, capsys):
-    from train import cli
-
-    assert cli.main(["bench", "airport-scramble", "--agent", "heuristic:cycle=abc", "--out", str(tmp_path / "out")]) == 2
-    assert "knob 'cycle' must be on/off" in capsys.readouterr().err and not (tmp_path / "out").exists()

@@ -4,11 +4,10 @@ every environment."""
 import numpy as np
 import pytest
 
-from envs.airport_scramble.rules import AirportScrambleRules
 from envs.common.checks import (
     ON_ILLEGAL, IllegalActionError, check_choice, illegal_policy, refuse_illegal, rules_with_options, step_actions,
 )
-from envs.flight_tycoon.rules import FlightTycoonRules
+from tests.games import MULTI, SOLO
 
 
 def test_the_step_preamble_checks_shape_always_and_range_when_asked():
@@ -37,10 +36,13 @@ def test_on_illegal_raises_or_lets_the_caller_terminate():
 
 
 def test_rule_options_apply_on_top_of_a_rules_object_in_every_game():
-    assert rules_with_options(FlightTycoonRules, FlightTycoonRules(n_players=3), {"tokens": 9}) == \
-        FlightTycoonRules(n_players=3, tokens=9)
-    assert rules_with_options(AirportScrambleRules, None, {"grid_size": 5}) == AirportScrambleRules(grid_size=5)
-    with pytest.raises(TypeError, match="rules must be an AirportScrambleRules, got FlightTycoonRules"):
-        rules_with_options(AirportScrambleRules, FlightTycoonRules(), {})
+    solo, multi = SOLO.rules_class(), MULTI.rules_class()
+    base, *more = next(v for v in MULTI.variants if len(v) > 1).items()  # a variant of several options
+    assert rules_with_options(multi, multi(**dict([base])), dict(more)) == multi(**dict([base, *more]))
+    options = next(v for v in SOLO.variants if v)
+    assert rules_with_options(solo, None, options) == solo(**options)
+    article = "an" if solo.__name__[0] in "AEIOU" else "a"
+    with pytest.raises(TypeError, match=f"rules must be {article} {solo.__name__}, got {multi.__name__}"):
+        rules_with_options(solo, multi(), {})
     with pytest.raises(ValueError, match="unknown rule option"):
-        rules_with_options(FlightTycoonRules, FlightTycoonRules(), {"tokenz": 3})
+        rules_with_options(multi, multi(), {"tokenz": 3})

@@ -110,3 +110,19 @@ def test_the_catalogue_names_every_recorded_metric_with_its_width():
         assert m.rules.startswith("FT-") and m.definition and m.unit
     with pytest.raises(ValueError, match="lineups must be"):
         Recorder(FlightTycoonCore(RULES), 2, lineups=np.zeros((2, 4)))
+
+
+def test_a_given_tower_is_not_counted_as_a_last_real_card():
+    # FT-9 with tower_giveable: a give may hand over the tower, which is no real card; the recorder once
+    # read the missing card as index 64 and failed (IndexError) on such a step.
+    from agents.random import RandomAgent
+    from train.evaluate.loop import game_seeds, play_games
+
+    rules = FlightTycoonRules(tower_giveable=True)
+    core = FlightTycoonCore(rules, check_actions=False)
+    recorder = Recorder(core, 300)
+    play_games(core, [RandomAgent(0)], game_seeds(11, 300), progress=False, observers=[recorder])
+    assert (recorder.last_collided <= recorder.last_gives).all()
+    assert recorder.last_gives.sum() > 0  # the games did give last real cards
+    numerator, denominator = recorder.result()["last_card_collisions"]
+    assert np.isfinite(numerator).all() and np.isfinite(denominator).all()

@@ -5,8 +5,6 @@ reach every game through the registry. Docstrings may name games as examples.
 The names are read from the registry (each game's id, its id as a module name, its title), so a
 game plugged in from another package is covered too. A game's own tests are exempt: a test folder or
 file named after the game (``tests/airport_scramble/``, ``tests/agents/test_flight_tycoon_agents.py``).
-``PENDING`` lists the shared tests that still name games (game-specific cases to move into the game's
-own tests, or to read from the spec); a listed file that no longer names a game must leave the list.
 """
 
 from pathlib import Path
@@ -21,31 +19,6 @@ ROOT = Path(__file__).resolve().parents[2]
 #: Every spelling of every registered game's name, lowercase.
 NAMES = sorted({n for s in envs.specs() for n in (s.id, s.id.replace("-", "_"), s.title.lower())})
 MODULE_NAMES = sorted({s.id.replace("-", "_") for s in envs.specs()})
-#: Shared test files that still name games.
-PENDING = {
-    "tests/agents/test_knobs.py",
-    "tests/agents/test_restricted.py",
-    "tests/agents/test_streams.py",
-    "tests/common/test_benchmark.py",
-    "tests/test_notebooks.py",
-    "tests/train/evaluate/test_bench.py",
-    "tests/train/evaluate/test_play.py",
-    "tests/train/judge/test_backends.py",
-    "tests/train/judge/test_chunking.py",
-    "tests/train/judge/test_compare.py",
-    "tests/train/judge/test_tune.py",
-    "tests/train/judge/test_verdicts.py",
-    "tests/train/learn/test_budget.py",
-    "tests/train/learn/test_config.py",
-    "tests/train/learn/test_league.py",
-    "tests/train/learn/test_train.py",
-    "tests/train/learn/test_warm_start.py",
-    "tests/train/test_cli.py",
-    "tests/train/test_output.py",
-    "tests/train/test_run.py",
-    "tests/train/watch/test_play.py",
-    "tests/train/watch/test_replay.py",
-}
 
 
 def game_owned(path: Path) -> bool:
@@ -103,12 +76,4 @@ def test_the_check_sees_a_game_name_but_not_a_docstring():
 def test_no_game_is_named_outside_the_registry_and_the_game_folders(path):
     where = str(path.relative_to(ROOT))
     hits = game_names(path.read_text(encoding="utf-8"))
-    if where in PENDING:
-        assert hits, f"{where} names no game any more: remove it from PENDING"
-    else:
-        assert not hits, f"{where} names games: reach them through envs.spec(...) / envs.games(); {hits}"
-
-
-def test_every_pending_file_exists():
-    missing = sorted(p for p in PENDING if not (ROOT / p).is_file())
-    assert not missing, f"PENDING lists files that are gone: {missing}"
+    assert not hits, f"{where} names games: reach them through envs.spec(...) / envs.games(); {hits}"

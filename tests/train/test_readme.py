@@ -12,15 +12,20 @@ from train import cli, run
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def readme_commands() -> list[list[str]]:
-    """The ``aerodeck`` command lines of the README's bash blocks, as argv lists (without ``aerodeck``)."""
+def readme_commands(after_install: bool = False) -> list[list[str]]:
+    """The ``aerodeck`` command lines of the README's bash blocks, as argv lists (without ``aerodeck``):
+    those that need nothing more than the setup, or (``after_install``) those that follow a ``pip
+    install`` of another package on their line (the example game's: tests/test_plugin_install.py runs them
+    where that package is installed)."""
     blocks = re.findall(r"```bash\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
     lines = [line.strip() for block in blocks for line in block.splitlines()]
     commands = []
     for line in lines:
+        installed = False
         for part in line.split("&&"):
             words = shlex.split(part)
-            if words and Path(words[0]).name == "aerodeck":
+            installed |= words[1:3] == ["install", "-e"] and words[3:4] != [".[dev]"] and Path(words[0]).name == "pip"
+            if words and Path(words[0]).name == "aerodeck" and installed == after_install:
                 commands.append(words[1:])
     return commands
 

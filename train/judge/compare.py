@@ -39,7 +39,7 @@ from agents.registry import parse_spec
 from agents.restricted import NAME as RESTRICTED
 from train.judge.analysis import analyse
 from train.judge.backends import BACKENDS, CHUNK, Cell, catalogue, make_backend, merge, tasks_of
-from train.evaluate.bench import games_arg, seed_arg
+from train.args import games_arg, seed_arg
 
 #: The name of the base variant when none is named.
 BASE = "base"

@@ -63,8 +63,9 @@ def summary(a: dict) -> list[str]:
     out = ["## Summary", ""]
     judges = ", ".join(f"`{j}`" for j in a["judges"])
     out.append(f"{a['games']:,} games per variant and table; every variant plays game i on the same seed (the "
-               f"differences are paired game by game). Judges: {judges}. Below: what changed against the base "
-               f"**{a['base']}** (Holm-adjusted p < {ALPHA:g}), largest relative change first.")
+               f"differences are paired game by game). Judges: {judges} (what each cost in wall time is in "
+               f"`timings.json`, kept out of this file so that the same seed writes the same report). Below: what "
+               f"changed against the base **{a['base']}** (Holm-adjusted p < {ALPHA:g}), largest relative change first.")
     out.append("")
     found = changes(a)
     for k, group in enumerate(found):

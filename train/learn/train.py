@@ -28,7 +28,7 @@ import shlex
 from pathlib import Path
 
 import envs
-from train.evaluate.bench import add_rules_arguments, load_rules, seed_arg
+from train.args import add_rules_arguments, load_rules, seed_arg
 from train.learn.budget import Budget, Clock, check_minutes, check_steps
 from train.learn.config import Config, load_config
 from train.learn.run import execute, new_run, resumed_run

@@ -38,7 +38,7 @@ from rich.text import Text
 
 import envs
 from agents.registry import agent_names, make_agent
-from train.evaluate.bench import add_rules_arguments, load_rules, seed_arg
+from train.args import add_rules_arguments, load_rules, seed_arg
 from train.output import check_file
 from train.watch.replay import GameRecord, line_reader, make_console, play_back, write
 

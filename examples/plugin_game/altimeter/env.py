@@ -15,28 +15,11 @@ from gymnasium import spaces
 from altimeter.core import AltimeterCore
 from altimeter.render import render_image, render_text
 from altimeter.rules import AltimeterRules
-from envs.common.checks import IllegalActionError, check_action, check_seed
+from envs.common.checks import (
+    ILLEGAL_REWARD, ON_ILLEGAL, check_action, check_choice, check_seed, illegal_policy, rules_with_options,
+)
 
-ON_ILLEGAL = ("terminate", "raise")
 RENDER_MODES = ("ansi", "rgb_array")
-ILLEGAL_REWARD = -1.0
-
-
-def make_rules(rules: AltimeterRules | None, options: dict[str, Any]) -> AltimeterRules:
-    """A rules object from ``rules`` or from keyword rule options (not both)."""
-    if rules is None:
-        return AltimeterRules.from_options(options)
-    if options:
-        raise ValueError(f"give either a rules object or rule options, not both (got {sorted(options)})")
-    if not isinstance(rules, AltimeterRules):
-        raise ValueError(f"rules must be an AltimeterRules, got {type(rules).__name__}")
-    return rules
-
-
-def check_choice(name: str, value, allowed: tuple) -> None:
-    """``ValueError`` naming the argument unless ``value`` is one of ``allowed``."""
-    if value not in allowed:
-        raise ValueError(f"{name}={value!r} is not allowed; allowed: {', '.join(map(str, allowed))}")
 
 
 class AltimeterEnv(gym.Env):
@@ -50,7 +33,7 @@ class AltimeterEnv(gym.Env):
                  rules: AltimeterRules | None = None, **rule_options: Any) -> None:
         check_choice("on_illegal", on_illegal, ON_ILLEGAL)
         check_choice("render_mode", render_mode, (None, *RENDER_MODES))
-        self.rules = make_rules(rules, rule_options)
+        self.rules = rules_with_options(AltimeterRules, rules, rule_options)
         self.core = AltimeterCore(self.rules, check_actions=False)  # checked here, against the mask
         self.render_mode, self.on_illegal = render_mode, on_illegal
         self.observation_space = spaces.Box(0.0, 1.0, (self.core.obs_size,), np.float32)
@@ -78,8 +61,7 @@ class AltimeterEnv(gym.Env):
         if not self._mask[index]:
             why = self.core.explain_illegal(self._state, 0, index)
             message = f"action {index} ({self.core.actions.describe(index)}) is illegal: {why}"
-            if self.on_illegal == "raise":
-                raise IllegalActionError(message)
+            illegal_policy(self.on_illegal, message)
             self._mask = np.zeros_like(self._mask)
             info = {"action_mask": self._mask.copy(), "illegal_action": message, "score": int(self._state.score[0])}
             return self.core.observe(self._state)[0], ILLEGAL_REWARD, True, False, info

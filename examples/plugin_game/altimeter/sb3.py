@@ -13,10 +13,9 @@ from typing import Any
 import numpy as np
 
 from altimeter.core import AltimeterCore
-from altimeter.env import make_rules
-from envs.common.checks import check_actions
+from altimeter.rules import AltimeterRules
+from envs.common.checks import check_actions, rules_with_options
 from envs.common.sb3 import BatchedVecEnv
-
 
 class AltimeterSB3VecEnv(BatchedVecEnv):
     """``num_envs`` games. ``AltimeterSB3VecEnv(num_envs, seed=None, render_mode=None, rules=None,
@@ -27,7 +26,7 @@ class AltimeterSB3VecEnv(BatchedVecEnv):
                  rules=None, **rule_options: Any) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        self.rules = make_rules(rules, rule_options)
+        self.rules = rules_with_options(AltimeterRules, rules, rule_options)
         self.core = AltimeterCore(self.rules)
         self._start_seed = seed
         self._rng = np.random.default_rng(seed)

@@ -6,6 +6,7 @@ import re
 import numpy as np
 import pytest
 
+from tests.games import MULTI, SOLO
 from train import cli
 from train.evaluate import bench, report
 
@@ -33,8 +34,8 @@ def rounded(data):
     return float(f"{data:.10g}") if isinstance(data, float) else data
 
 
-def test_airport_scramble_bench_writes_json_csv_and_plot(tmp_path, capsys):
-    assert run(["airport-scramble", "--agent", "random", "--agent", "random:games=50", "--games", "300",
+def test_a_solo_bench_writes_json_csv_and_plot(tmp_path, capsys):
+    assert run([SOLO.id, "--agent", "random", "--agent", "random:games=50", "--games", "300",
                 "--seed", "3", "--out", str(tmp_path)]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["aerodeck-output.json", "games.csv", "results.json", "scores.png"]
     data = results(tmp_path)
@@ -47,33 +48,25 @@ def test_airport_scramble_bench_writes_json_csv_and_plot(tmp_path, capsys):
 
 
 def test_the_same_seed_reproduces_the_same_numbers(tmp_path):
-    for name in ("a", "b"):
-        assert run(["airport-scramble", "--games", "200", "--seed", "11", "--rule", "grid_size=7",
-                    "--out", str(tmp_path / name)]) == 0
+    name, value = next((n, v) for variant in SOLO.variants for n, v in variant.items())  # not the default
+    for folder in ("a", "b"):
+        assert run([SOLO.id, "--games", "200", "--seed", "11", "--rule", f"{name}={value}",
+                    "--out", str(tmp_path / folder)]) == 0
     assert results(tmp_path / "a") == results(tmp_path / "b")
-    assert results(tmp_path / "a")["rules"]["grid_size"] == 7
-
-
-
-def test_flight_tycoon_lineup_seats_may_name_an_agent_by_its_name(tmp_path):
-    assert run(["flight-tycoon", "--agent", "heuristic:noise=0", "--agent", "random", "--lineup",
-                "heuristic,random,random,random", "--games", "4", "--out", str(tmp_path)]) == 0
-    data = results(tmp_path)
-    assert data["lineup"] == ["heuristic:noise=0", "random", "random", "random"]
-    assert data["agents"]["heuristic:noise=0"]["seats_played"] == 4
+    assert results(tmp_path / "a")["rules"][name] == value
 
 
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["airport-scramble", "--agent", "genius"], "unknown agent 'genius'.*available: random"),
-        (["airport-scramble", "--agent", "random:depth=3"], "agent 'random' .* has no knob 'depth'; its knobs: none"),
-        (["airport-scramble", "--rule", "grid_size=99"], "'grid_size'"),
-        (["airport-scramble", "--rule", "colour=3"], "unknown rule option 'colour'"),
-        (["airport-scramble", "--games", "0"], r"--games must be an integer in 1\.\.9,007,199,254,740,992"),
-        (["airport-scramble", "--games", "many"], "--games must be an integer, got 'many'"),
-        (["airport-scramble", "--players", "4"], "--players applies to multi-player games; airport-scramble is played solo"),
-        (["airport-scramble", "--agent", "random", "--agent", "random"], "each --agent may be given once"),
+        ([SOLO.id, "--agent", "genius"], "unknown agent 'genius'.*available: random"),
+        ([SOLO.id, "--agent", "random:depth=3"], "agent 'random' .* has no knob 'depth'; its knobs: none"),
+        ([SOLO.id, "--rule", "colour=3"], "unknown rule option 'colour'"),
+        ([SOLO.id, "--games", "0"], r"--games must be an integer in 1\.\.9,007,199,254,740,992"),
+        ([SOLO.id, "--games", "many"], "--games must be an integer, got 'many'"),
+        ([SOLO.id, "--players", "4"], f"--players applies to multi-player games; {SOLO.id} is played solo"),
+        ([SOLO.id, "--lineup", "random"], "--lineup applies to multi-player games"),
+        ([SOLO.id, "--agent", "random", "--agent", "random"], "each --agent may be given once"),
     ],
 )
 def test_bad_input_gets_a_clear_error_and_no_files(tmp_path, capsys, argv, message):
@@ -85,84 +78,22 @@ def test_bad_input_gets_a_clear_error_and_no_files(tmp_path, capsys, argv, messa
 def test_malformed_rules_file_is_refused(tmp_path, capsys):
     bad = tmp_path / "variant.toml"
     bad.write_text("grid_size = [\n")
-    assert run(["airport-scramble", "--rules", str(bad), "--out", str(tmp_path / "out")]) == 2
+    assert run([SOLO.id, "--rules", str(bad), "--out", str(tmp_path / "out")]) == 2
     assert "variant.toml" in capsys.readouterr().err and not (tmp_path / "out").exists()
-
-
-def test_flight_tycoon_tournament_writes_win_rates_head_to_head_and_ratings(tmp_path):
-    assert run(["flight-tycoon", "--players", "3", "--games", "30", "--out", str(tmp_path)]) == 0
-    data = results(tmp_path)
-    assert data["players"] == 3 and data["games"] == 30
-    assert data["agents"]["random"]["win_rate"]["value"] == pytest.approx(1 / 3)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["aerodeck-output.json", "games.csv", "head_to_head.png",
-                                                          "results.json", "tallies.png", "win_rates.png"]
-
-
-def test_flight_tycoon_bench_reports_the_squares_landed_on_and_how_games_ended(tmp_path, capsys):
-    # FT-11: every landing leaves a token; FT-12: a game ends on an empty stock or an empty deck
-    assert run(["flight-tycoon", "--agent", "heuristic", "--games", "40", "--rule", "tokens=12",
-                "--rule", "vp_table=0,0,0,0,10", "--out", str(tmp_path)]) == 0
-    data = results(tmp_path)
-    landings = data["tallies"]["landings"]
-    assert len(landings) == 24 and 0 < sum(landings.values()) <= 12
-    airlines = sum(v for k, v in landings.items() if k.startswith("airline"))
-    assert airlines > 0.5 * sum(landings.values())  # only the airline squares pay VP here, and the heuristic goes for VP
-    ended = data["tallies"]["ended by"]
-    assert ended["empty stock"] + ended["empty deck"] >= 0.99
-    assert "landings (mean per game)" in capsys.readouterr().out
-
-
-def test_flight_tycoon_lineup_rotates_one_table_over_the_seats(tmp_path):
-    # Two differently seeded random agents: one seat against three, rotated over the 4 seats.
-    assert run(["flight-tycoon", "--agent", "random", "--agent", "random:", "--lineup", "random,random:,random:,random:",
-                "--games", "10", "--out", str(tmp_path)]) == 0
-    data = results(tmp_path)
-    assert data["games"] == 12 and data["lineup"] == ["random", "random:", "random:", "random:"]
-    assert data["agents"]["random"]["seats_played"] == 12 and data["agents"]["random:"]["seats_played"] == 36
-
-
-@pytest.mark.parametrize(
-    "argv, message",
-    [
-        (["flight-tycoon", "--players", "6"], "'n_players'"),
-        (["flight-tycoon", "--lineup", "random,random"], "--lineup names 2 seats, the game has 4 players"),
-        (["flight-tycoon", "--agent", "random", "--lineup", "random,random,random,heuristic"], "not one of the --agent"),
-        (["flight-tycoon", "--agent", "heuristic:noise=0", "--agent", "heuristic", "--agent", "heuristic:noise=1",
-          "--lineup", "heuristic:noise=0,heuristic,random,heuristic"], "not one of the --agent"),
-        (["flight-tycoon", "--agent", "heuristic:noise=0", "--agent", "heuristic:noise=1", "--lineup",
-          "heuristic,heuristic,heuristic,heuristic"], "several have that name"),
-        (["flight-tycoon", "--agent", "random:games=5"], "games=N per agent applies to solo games"),
-        (["flight-tycoon", "--agent", "heuristic", "--agent", "random", "--agent", "search", "--lineup",
-          "heuristic,random,random,random"], "--agent search has no seat in --lineup"),
-        (["airport-scramble", "--lineup", "random"], "--lineup applies to multi-player games"),
-    ],
-)
-def test_flight_tycoon_bad_input(tmp_path, capsys, argv, message):
-    assert run([*argv, "--out", str(tmp_path / "out")]) == 2
-    assert re.search(message, capsys.readouterr().err)
 
 
 def test_an_output_folder_that_cannot_be_made_is_refused_before_playing(tmp_path, capsys):
     blocker = tmp_path / "file"
     blocker.write_text("")
-    assert run(["airport-scramble", "--games", "5", "--out", str(blocker / "out")]) == 2
+    assert run([SOLO.id, "--games", "5", "--out", str(blocker / "out")]) == 2
     assert "is not a folder" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
-
-
-def test_a_rule_flag_wins_over_the_rules_file_even_when_it_names_the_default(tmp_path):
-    path = tmp_path / "variants.toml"
-    path.write_text("[variants.small]\ngrid_size = 5\nallow_wait = false\n")
-    assert run(["airport-scramble", "--games", "5", "--rules", str(path), "--table", "variants.small",
-                "--rule", "grid_size=9", "--out", str(tmp_path / "out")]) == 0
-    rules = results(tmp_path / "out")["rules"]
-    assert rules["grid_size"] == 9 and rules["allow_wait"] is False
 
 
 # --- one seed rule (envs.common.checks.check_seed) ----------------------------------------------------
 
 @pytest.mark.parametrize("seed", ["-1", str(2**64), "1.5", "abc"])
-@pytest.mark.parametrize("game", ["airport-scramble", "flight-tycoon"])
+@pytest.mark.parametrize("game", [SOLO.id, MULTI.id])
 def test_a_seed_outside_0_to_2_64_is_refused_by_every_tool(tmp_path, capsys, game, seed):
     # Before: bench flight-tycoon --seed -1 ran (and so did --seed 2**64), while run --seed -1 was refused.
     assert run([game, "--games", "4", "--seed", seed, "--out", str(tmp_path / "out")]) == 2
@@ -174,7 +105,7 @@ def test_the_largest_seeds_work_and_give_game_seeds_in_range(tmp_path):
     from train.evaluate.loop import agent_seed, game_seeds
 
     for seed in (2**64 - 1, 9223372036854775800):
-        assert run(["airport-scramble", "--games", "5", "--seed", str(seed), "--out", str(tmp_path / str(seed))]) == 0
+        assert run([SOLO.id, "--games", "5", "--seed", str(seed), "--out", str(tmp_path / str(seed))]) == 0
         assert results(tmp_path / str(seed))["seed"] == seed
         assert game_seeds(seed, 3).dtype == np.uint64
     assert agent_seed(2**64 - 1, 0) == 0 and agent_seed(5, 2) == 8
@@ -186,13 +117,13 @@ def test_the_largest_seeds_work_and_give_game_seeds_in_range(tmp_path):
 
 def test_games_play_in_chunks_with_the_same_numbers_as_all_at_once(tmp_path, monkeypatch):
     argv = ["--agent", "random", "--agent", "heuristic:games=70", "--games", "200", "--seed", "4", "--batch-size", "16"]
-    assert run(["airport-scramble", *argv, "--out", str(tmp_path / "whole")]) == 0
+    assert run([SOLO.id, *argv, "--out", str(tmp_path / "whole")]) == 0
     sizes = []
     play = bench.play_games
     monkeypatch.setattr(bench, "play_games", lambda core, agents, seeds, *a, **k: sizes.append(len(seeds)) or
                         play(core, agents, seeds, *a, **k))
     monkeypatch.setattr(bench, "CHUNK", 32)
-    assert run(["airport-scramble", *argv, "--out", str(tmp_path / "chunks")]) == 0
+    assert run([SOLO.id, *argv, "--out", str(tmp_path / "chunks")]) == 0
     assert max(sizes) == 32 and sum(sizes) == 270
     assert rounded(results(tmp_path / "whole")) == rounded(results(tmp_path / "chunks"))
     assert (tmp_path / "whole" / "games.csv").read_text() == (tmp_path / "chunks" / "games.csv").read_text()
@@ -200,18 +131,15 @@ def test_games_play_in_chunks_with_the_same_numbers_as_all_at_once(tmp_path, mon
 
 def test_tournaments_play_in_chunks_with_the_same_numbers_as_all_at_once(tmp_path, monkeypatch):
     argv = ["--agent", "heuristic", "--agent", "random", "--games", "24", "--seed", "2", "--batch-size", "4"]
-    assert run(["flight-tycoon", *argv, "--out", str(tmp_path / "whole")]) == 0
+    assert run([MULTI.id, *argv, "--out", str(tmp_path / "whole")]) == 0
     monkeypatch.setattr(bench, "CHUNK", 8)
-    assert run(["flight-tycoon", *argv, "--out", str(tmp_path / "chunks")]) == 0
+    assert run([MULTI.id, *argv, "--out", str(tmp_path / "chunks")]) == 0
     assert rounded(results(tmp_path / "whole")) == rounded(results(tmp_path / "chunks"))
 
 
-@pytest.mark.parametrize("argv", [
-    ["airport-scramble", "--agent", "random", "--agent", "heuristic", "--games", "12"],
-    ["flight-tycoon", "--players", "3", "--agent", "heuristic:noise=1", "--agent", "random",
-     "--agent", "search:samples=1,candidates=2,horizon=2", "--games", "6"],
-], ids=["airport-scramble", "flight-tycoon"])
-def test_the_files_are_the_same_for_any_batch_size(tmp_path, argv):
+def test_the_files_are_the_same_for_any_batch_size(tmp_path):
+    """(A multi-player game's mixed lineup: tests/flight_tycoon/test_bench_tournaments.py.)"""
+    argv = [SOLO.id, "--agent", "random", "--agent", "heuristic", "--games", "12"]
     # every agent draws from per-game decision keys, and finished games are replaced in the batch at once
     for size in ("1", "7", "4096"):
         assert run([*argv, "--seed", "9", "--batch-size", size, "--out", str(tmp_path / size)]) == 0
@@ -231,19 +159,19 @@ def test_a_trillion_games_start_in_constant_memory(tmp_path, capsys, monkeypatch
         return {"score": np.zeros((len(seeds), 1)), "length": np.ones(len(seeds), np.int64)}
 
     monkeypatch.setattr(bench, "play_games", play)
-    assert run(["airport-scramble", "--games", "1000000000000", "--out", str(tmp_path / "out")]) == 130
+    assert run([SOLO.id, "--games", "1000000000000", "--out", str(tmp_path / "out")]) == 130
     assert calls == [bench.CHUNK] * 3 and not (tmp_path / "out").exists()
 
 
 def test_a_count_the_statistics_cannot_hold_exactly_is_refused_up_front(tmp_path, capsys):
-    assert run(["airport-scramble", "--games", str(2**53 + 1), "--out", str(tmp_path / "out")]) == 2
+    assert run([SOLO.id, "--games", str(2**53 + 1), "--out", str(tmp_path / "out")]) == 2
     assert "--games must be an integer in 1..9,007,199,254,740,992 (2**53" in capsys.readouterr().err
-    assert run(["airport-scramble", "--agent", f"random:games={2**60}", "--out", str(tmp_path / "out")]) == 2
+    assert run([SOLO.id, "--agent", f"random:games={2**60}", "--out", str(tmp_path / "out")]) == 2
 
 
 def test_games_csv_holds_the_first_games_only(tmp_path, monkeypatch):
     monkeypatch.setattr(report, "CSV_GAMES", 10)
-    assert run(["airport-scramble", "--games", "30", "--out", str(tmp_path)]) == 0
+    assert run([SOLO.id, "--games", "30", "--out", str(tmp_path)]) == 0
     assert len((tmp_path / "games.csv").read_text().splitlines()) == 11
     data = results(tmp_path)
     assert data["games_csv_rows"] == 10 and data["agents"]["random"]["mean_score"]["n"] == 30
@@ -252,19 +180,18 @@ def test_games_csv_holds_the_first_games_only(tmp_path, monkeypatch):
 # --- rules files -----------------------------------------------------------------------------------
 
 def test_table_without_rules_is_an_error(tmp_path, capsys):
-    assert run(["airport-scramble", "--games", "5", "--table", "fast", "--out", str(tmp_path / "out")]) == 2
+    assert run([SOLO.id, "--games", "5", "--table", "fast", "--out", str(tmp_path / "out")]) == 2
     assert "--table fast names a table of a rules file: give the file with --rules FILE" in capsys.readouterr().err
 
 
 def test_rules_naming_a_folder_is_a_clear_error(tmp_path, capsys):
     # Before: "[Errno 21] Is a directory".
-    assert run(["airport-scramble", "--games", "5", "--rules", str(tmp_path), "--out", str(tmp_path / "out")]) == 2
+    assert run([SOLO.id, "--games", "5", "--rules", str(tmp_path), "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert "is a folder; give a TOML file" in err and "Errno" not in err
 
 
 def test_an_illegal_action_names_the_agent_and_why(tmp_path):
-    import envs
     from agents.random import RandomAgent
     from envs.common.checks import IllegalActionError
     from train.evaluate.loop import play_games
@@ -275,6 +202,6 @@ def test_an_illegal_action_names_the_agent_and_why(tmp_path):
         def act(self, observations, masks, view=None):
             return np.where(masks[:, 0], 1, 0)  # an illegal action wherever action 0 is legal, and the reverse
 
-    core = envs.make_core("flight-tycoon", check_actions=False)
+    core = MULTI.make_core(check_actions=False)
     with pytest.raises(IllegalActionError, match="agent 'stubborn' chose .* in game 0"):
         play_games(core, [Stubborn()], [1, 2, 3], progress=False)

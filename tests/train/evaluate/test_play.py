@@ -5,6 +5,7 @@ import pytest
 
 import envs
 from agents.random import RandomAgent
+from tests.games import MULTI, SOLO
 from train.evaluate.loop import game_seeds, play_games, play_solo
 
 
@@ -34,7 +35,7 @@ def test_solo_scores_are_the_summed_rewards_and_the_same_for_any_batch_size():
 
 
 def test_observers_see_every_game_start_and_every_step():
-    spec = envs.spec("flight-tycoon")
+    spec = MULTI
     core = spec.make_core(check_actions=False)
 
     class Totals:
@@ -55,9 +56,10 @@ def test_observers_see_every_game_start_and_every_step():
 
 
 def test_lineups_must_give_every_seat_of_every_game_an_agent():
-    core = envs.make_core("flight-tycoon")
-    with pytest.raises(ValueError, match=r"lineups must have shape \(3, 4\)"):
-        play_games(core, [RandomAgent()], [1, 2, 3], np.zeros((3, 3), int), progress=False)
+    core = MULTI.make_core()
+    n = core.n_players
+    with pytest.raises(ValueError, match=rf"lineups must have shape \(3, {n}\)"):
+        play_games(core, [RandomAgent()], [1, 2, 3], np.zeros((3, n - 1), int), progress=False)
 
 
 def outputs(game, specs, batch_size, lineups=None, games=14):
@@ -72,12 +74,9 @@ def outputs(game, specs, batch_size, lineups=None, games=14):
                       make_view=spec.make_view, summary=spec.summary_of())
 
 
-@pytest.mark.parametrize("game,specs", [
-    ("airport-scramble", ["random"]),
-    ("airport-scramble", ["heuristic"]),
-    ("flight-tycoon", ["heuristic:noise=1", "random", "search:samples=2,candidates=2,horizon=4"]),
-])
+@pytest.mark.parametrize("game,specs", [(SOLO.id, ["random"]), (SOLO.id, [SOLO.opponent])])
 def test_every_output_is_the_same_for_any_batch_size(game, specs):
+    """(A multi-player game's mixed lineup: tests/flight_tycoon/test_play_batch_size.py.)"""
     n = envs.spec(game).make_core().n_players
     lineups = (np.arange(14)[:, None] + np.arange(n)[None, :]) % len(specs)  # every agent in every seat
     played = [outputs(game, specs, b, lineups) for b in (1, 7, 4096)]
@@ -88,7 +87,7 @@ def test_every_output_is_the_same_for_any_batch_size(game, specs):
 
 
 def test_finished_games_are_replaced_at_once_while_games_are_left_to_deal():
-    spec = envs.spec("flight-tycoon")
+    spec = MULTI
     core = spec.make_core(check_actions=False)
 
     class Rows:  # per step: the rows in play, and those holding a game that had ended before the step

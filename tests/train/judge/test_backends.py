@@ -6,37 +6,44 @@ import numpy as np
 import pytest
 
 from agents.registry import make_agent
-from envs.airport_scramble.rules import AirportScrambleRules
-from envs.flight_tycoon.rules import FlightTycoonRules
-from train.judge.backends import (
-    Cell, LocalBackend, RayBackend, check_reachable, make_backend, merge, play_task, tasks_of,
-)
+from tests.games import MULTI, SOLO
+from tests.train.judge.options import changes
 from train.evaluate.loop import agent_seed, game_seeds, play_solo
+from train.judge.backends import (
+    Cell,
+    LocalBackend,
+    RayBackend,
+    check_reachable,
+    make_backend,
+    merge,
+    play_task,
+    tasks_of,
+)
 
-AS = "airport-scramble"
-CELLS = [Cell("base", "random", AirportScrambleRules(), ("random",)),
-         Cell("wide", "random", AirportScrambleRules(face_up=5), ("random",))]
+GAME = SOLO.id
+CELLS = [Cell("base", "random", SOLO.make_rules(), ("random",)),
+         Cell("wide", "random", SOLO.make_rules(**changes(SOLO)), ("random",))]
 
 
 def test_tasks_split_every_cell_into_chunks_by_game_index():
-    tasks = tasks_of(AS, CELLS, 10, seed=3, chunk=4)
+    tasks = tasks_of(GAME, CELLS, 10, seed=3, chunk=4)
     assert [(t.cell.variant, t.start, t.count, t.chunk) for t in tasks] == [
         ("base", 0, 4, 0), ("base", 4, 4, 1), ("base", 8, 2, 2), ("wide", 0, 4, 0), ("wide", 4, 4, 1), ("wide", 8, 2, 2)]
 
 
 def test_a_tasks_scores_are_those_of_plain_play_on_the_same_seeds():
-    task = tasks_of(AS, CELLS[:1], 50, seed=7, chunk=50)[0]
+    task = tasks_of(GAME, CELLS[:1], 50, seed=7, chunk=50)[0]
     recorded = play_task(task)["metrics"]["score"][0][:, 0]
     rules = CELLS[0].rules
     from envs.registry import spec
 
-    agent = make_agent(AS, "random", rules, seed=agent_seed(7, 0))
-    scores = play_solo(spec(AS).make_core(rules), agent, game_seeds(7, 50), progress=False)
+    agent = make_agent(GAME, "random", rules, seed=agent_seed(7, 0))
+    scores = play_solo(spec(GAME).make_core(rules), agent, game_seeds(7, 50), progress=False)
     assert np.array_equal(recorded, scores)
 
 
 def test_merge_puts_chunks_back_in_game_order():
-    tasks = tasks_of(AS, CELLS, 9, seed=1, chunk=4)
+    tasks = tasks_of(GAME, CELLS, 9, seed=1, chunk=4)
     results = LocalBackend().run(tasks)
     cells = merge(results, tasks)
     assert set(cells) == {("base", "random"), ("wide", "random")}
@@ -46,8 +53,8 @@ def test_merge_puts_chunks_back_in_game_order():
 
 
 def test_multi_player_tables_rotate_their_lineup_by_game_index():
-    rules = FlightTycoonRules(n_players=3)
-    cell = Cell("base", "heuristic vs random", rules, ("heuristic", "random"), (0, 1, 1))
+    rules = MULTI.make_rules(**{MULTI.players_option: 3})
+    cell = Cell("base", f"{MULTI.opponent} vs random", rules, (MULTI.opponent, "random"), (0, 1, 1))
     from train.judge.backends import lineups_of
 
     # rotation r puts the first agent in seat r; game i uses rotation i mod 3
@@ -58,9 +65,9 @@ def test_multi_player_tables_rotate_their_lineup_by_game_index():
 
 def test_ray_gives_the_local_numbers_exactly():
     ray = pytest.importorskip("ray")
-    cells = CELLS + [Cell("base", "heuristic", AirportScrambleRules(), ("heuristic",))]
-    tasks = tasks_of(AS, cells, 24, seed=11, chunk=10)
-    whole = tasks_of(AS, cells, 24, seed=11, chunk=24)  # other chunks, the same games (per-game randomness)
+    cells = CELLS + [Cell("base", SOLO.opponent, SOLO.make_rules(), (SOLO.opponent,))]
+    tasks = tasks_of(GAME, cells, 12, seed=11, chunk=5)
+    whole = tasks_of(GAME, cells, 12, seed=11, chunk=12)  # other chunks, the same games (per-game randomness)
     local = merge(LocalBackend().run(whole), whole)
     try:
         remote = merge(RayBackend(num_cpus=2).run(tasks), tasks)

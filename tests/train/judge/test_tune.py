@@ -5,10 +5,10 @@ import json
 
 import pytest
 
+from tests.games import SOLO
+from tests.train.judge.options import int_option
 from train import cli
 from train.judge import tune
-
-AS = "airport-scramble"
 
 
 def test_the_confirmation_plays_seeds_no_trial_played(tmp_path, monkeypatch, capsys):
@@ -25,8 +25,9 @@ def test_the_confirmation_plays_seeds_no_trial_played(tmp_path, monkeypatch, cap
 
     monkeypatch.setattr(compare, "play", spy)
     out = tmp_path / "t"
-    status = cli.main(["tune", AS, "--param", "replace_cost=1..1", "--target", "decisions=12", "--trials", "2",
-                       "--trial-games", "30", "--games", "40", "--seed", "3", "--out", str(out), "--no-progress",
+    option, value = int_option(SOLO)
+    status = cli.main(["tune", SOLO.id, "--param", f"{option}={value}..{value}", "--target", "decisions=12",
+                       "--trials", "2", "--trial-games", "30", "--games", "40", "--seed", "3", "--out", str(out), "--no-progress",
                        "--agent", "random", "--judges", "random"])
     assert status == 0, capsys.readouterr().err
     trials = [(first, first + n) for v, first, n in played if v == "trial"]

@@ -11,6 +11,7 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 import envs  # noqa: E402
+from tests.games import SOLO  # noqa: E402
 from train import cli  # noqa: E402
 from train.learn.config import default_config  # noqa: E402
 
@@ -162,15 +163,16 @@ def test_an_output_folder_in_use_is_refused_without_resume(tiny_run, capsys):
 def test_an_output_path_that_is_a_file_is_refused(tmp_path, capsys):
     target = tmp_path / "file"
     target.write_text("x")
-    assert train("airport-scramble", "--steps", 16, "--out", target) == 2
+    assert train(SOLO.id, "--steps", 16, "--out", target) == 2
     err = capsys.readouterr().err.strip()
     assert err == f"aerodeck train: error: output folder {str(target)!r} is a file"
 
 
 def test_resume_needs_a_run_and_keeps_its_rules(tmp_path, capsys):
-    assert train("airport-scramble", "--steps", 16, "--out", tmp_path / "none", "--resume") == 2
+    assert train(SOLO.id, "--steps", 16, "--out", tmp_path / "none", "--resume") == 2
     assert "last.zip" in capsys.readouterr().err
-    assert train("airport-scramble", "--steps", 16, "--out", tmp_path, "--resume", "--rule", "grid_size=7") == 2
+    rule = next(f"{name}={value}" for variant in SOLO.variants for name, value in variant.items())  # not the default
+    assert train(SOLO.id, "--steps", 16, "--out", tmp_path, "--resume", "--rule", rule) == 2
     assert "own rules" in capsys.readouterr().err
 
 
@@ -181,7 +183,7 @@ def test_resume_needs_a_run_and_keeps_its_rules(tmp_path, capsys):
     (["--minutes", "nan"], "--minutes must be above 0"),
 ])
 def test_the_budget_has_bounds_that_say_why(tmp_path, capsys, argv, message):
-    assert train("airport-scramble", *argv, "--out", tmp_path / "x") == 2
+    assert train(SOLO.id, *argv, "--out", tmp_path / "x") == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "x").exists()
@@ -209,8 +211,8 @@ def test_a_run_stopped_before_its_first_checkpoint_leaves_nothing(tmp_path, caps
         raise KeyboardInterrupt
 
     monkeypatch.setattr(warm_start, "clone", interrupted)
-    config = tiny_config(tmp_path, "airport-scramble")
-    assert train("airport-scramble", "--config", config, "--out", tmp_path / "out" / "run") == 130
+    config = tiny_config(tmp_path, SOLO.id)
+    assert train(SOLO.id, "--config", config, "--out", tmp_path / "out" / "run") == 130
     assert "an unfinished run writes nothing" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
 
@@ -228,13 +230,13 @@ def test_a_run_stopped_by_sigint_continues_to_its_original_total_with_the_printe
             signal.raise_signal(signal.SIGINT)  # Ctrl-C, as a user would
 
     monkeypatch.setattr(MaskablePPO, "train", update_then_ctrl_c)
-    config = tiny_config(tmp_path, "airport-scramble")
+    config = tiny_config(tmp_path, SOLO.id)
     out = tmp_path / "run"
-    assert train("airport-scramble", "--steps", 1024, "--config", config, "--out", out) == 130
+    assert train(SOLO.id, "--steps", 1024, "--config", config, "--out", out) == 130
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert json.loads((out / "last.json").read_text())["steps"] == updates[1] < 1024
     command = re.search(r"continue with: (.*)$", err).group(1)
-    assert command == f"aerodeck train airport-scramble --out {shlex.quote(str(out))} --resume"
+    assert command == f"aerodeck train {SOLO.id} --out {shlex.quote(str(out))} --resume"
     monkeypatch.setattr(MaskablePPO, "train", update)
     assert cli.main(shlex.split(command)[1:] + ["--no-progress"]) == 0
     last = json.loads((out / "last.json").read_text())

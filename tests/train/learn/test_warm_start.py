@@ -1,105 +1,29 @@
 """The warm start: the teacher's decisions through the play loop, in chunks and processes, stopped at a
-deadline; saved and reused; behaviour cloning."""
-
-import dataclasses
+deadline; saved and reused; behaviour cloning. A search teacher and a teacher in one seat: the
+``test_warm_start_*.py`` of each game's tests."""
 
 import numpy as np
 import pytest
 
 pytest.importorskip("sb3_contrib")
 
-import envs  # noqa: E402
 from agents.ppo import Inputs  # noqa: E402
-from train.learn.config import default_config  # noqa: E402
+from tests.games import SOLO  # noqa: E402
+from tests.train.learn.teaching import INPUTS, teacher_data, warm  # noqa: E402
 from train.learn.warm_start import clone, load_decisions, play_teacher, reread_inputs, save_decisions  # noqa: E402
-
-INPUTS = {"mask": True, "prior": "heuristic", "prior_units": 4.0, "prior_ties": "first"}
-
-
-def teacher_data(game_id, teacher, opponent=None, games=6):
-    from agents.registry import make_agent
-    from train.evaluate.loop import game_seeds
-    from train.learn.warm_start import teacher_decisions
-
-    game = envs.spec(game_id)
-    rules = game.make_rules()
-    inputs = Inputs.make(game_id, rules, mask=True, prior="heuristic")
-    data = teacher_decisions(game, rules, make_agent(game_id, teacher, rules, seed=1), game_seeds(4, games), inputs, 0.99,
-                             opponent=opponent and make_agent(game_id, opponent, rules, seed=2))
-    return game.make_core(rules), data
-
-
-def warm(game_id, **changes):
-    return dataclasses.replace(default_config(game_id).warm_start, **changes)
-
-
-def test_a_teacher_in_one_seat_gives_that_seats_decisions_only():
-    pure = "heuristic:noise=0"  # without tie-breaking noise: the same play whoever's seed
-    _, every = teacher_data("flight-tycoon", pure)
-    core, one = teacher_data("flight-tycoon", pure, pure)
-    assert set(np.unique(every["seats"])) == set(range(core.n_players))
-    assert (one["seats"] == one["games"] % core.n_players).all()  # game i: the teacher sits in seat i mod n
-    taught = every["seats"] == every["games"] % core.n_players
-    for key in ("actions", "returns", "games", "inputs", "masks"):
-        np.testing.assert_array_equal(np.sort(one[key], axis=0), np.sort(every[key][taught], axis=0), err_msg=key)
-    # FT-15 outcome reward, paid at the end and discounted: -1/(n - 1) for a loser up to +1 for a sole winner
-    assert ((one["returns"] >= -1 / 3 - 1e-6) & (one["returns"] <= 1)).all()
 
 
 def test_a_solo_teachers_returns_are_its_discounted_scores():
-    core, data = teacher_data("airport-scramble", "heuristic", games=5)
+    core, data = teacher_data(SOLO.id, "heuristic", games=5)
     for g in range(5):  # the first decision of a game: the score discounted by the decisions before each ticket
         rows = np.flatnonzero(data["games"] == g)
         assert rows.size > 1 and np.all(np.diff(data["returns"][rows][::-1]) <= 1 + 1e-6)
     assert data["masks"][np.arange(len(data["actions"])), data["actions"]].all()
 
 
-@pytest.mark.parametrize("game_id, teacher", [("airport-scramble", "search:rollouts=2,candidates=2,horizon=8"),
-                                              ("flight-tycoon", "search:samples=2,candidates=2,horizon=4")])
-def test_a_search_teacher_plays_legal_moves_through_its_view(game_id, teacher):
-    core, data = teacher_data(game_id, teacher, None if envs.spec(game_id).solo else "random", games=4)
-    assert len(data["actions"]) > 0
-    assert data["masks"][np.arange(len(data["actions"])), data["actions"]].all()
-    assert data["inputs"].shape[1] == core.obs_size + 2 * core.n_actions
-
-
-@pytest.mark.parametrize("game_id, teacher", [("airport-scramble", "search:rollouts=2,candidates=2,horizon=8"),
-                                              ("flight-tycoon", "search:samples=2,candidates=2,horizon=4")])
-def test_the_teachers_games_are_the_same_in_one_process_or_two(game_id, teacher):
-    game = envs.spec(game_id)
-    settings = warm(game_id, teacher=teacher)
-    chunks = []
-    one = play_teacher(game_id, game.make_rules(), settings, INPUTS, 3, 0.99, 6, chunk=2, workers=1, done=chunks.append)
-    two = play_teacher(game_id, game.make_rules(), settings, INPUTS, 3, 0.99, 6, chunk=2, workers=2)
-    assert chunks == [2, 2, 2] and len(one) == len(two) == 3
-    for a, b in zip(one, two):
-        for key in a:
-            np.testing.assert_array_equal(a[key], b[key], err_msg=key)
-    games = np.concatenate([part["games"] for part in one])
-    np.testing.assert_array_equal(np.unique(games), np.arange(6))  # numbered across the chunks
-    if settings.opponent:  # game i: the teacher in seat i mod n, in every chunk
-        seats = np.concatenate([part["seats"] for part in one])
-        assert (seats == games % game.make_core().n_players).all()
-
-@pytest.mark.parametrize("game_id, teacher", [("airport-scramble", "search:rollouts=2,candidates=2,horizon=8"),
-                                              ("flight-tycoon", "search:samples=2,candidates=2,horizon=4")])
-def test_the_teachers_decisions_do_not_depend_on_the_chunking(game_id, teacher):
-    game = envs.spec(game_id)
-    settings = warm(game_id, teacher=teacher)
-    whole = play_teacher(game_id, game.make_rules(), settings, INPUTS, 3, 0.99, 6, chunk=6)
-    split = play_teacher(game_id, game.make_rules(), settings, INPUTS, 3, 0.99, 6, chunk=4)
-    assert len(whole) == 1 and len(split) == 2
-    joined = {key: np.concatenate([part[key] for part in split]) for key in whole[0]}
-    # the decisions of a batch are recorded step by step across its games: compare game by game, in time order
-    a, b = np.argsort(whole[0]["games"], kind="stable"), np.argsort(joined["games"], kind="stable")
-    for key in whole[0]:
-        np.testing.assert_array_equal(whole[0][key][a], joined[key][b], err_msg=key)
-
-
-
 @pytest.mark.parametrize("workers", [1, 2])
 def test_teacher_play_stops_on_a_whole_chunk_when_the_next_would_pass_the_deadline(workers):
-    game = envs.spec("airport-scramble")
+    game = SOLO
     ticks = iter(range(1000))
     clock = lambda: float(next(ticks))  # noqa: E731 - every reading one second later
     deadline = 6.0
@@ -112,15 +36,15 @@ def test_teacher_play_stops_on_a_whole_chunk_when_the_next_would_pass_the_deadli
 
 def test_a_teacher_that_cannot_be_made_stops_the_play_in_the_workers_too():
     with pytest.raises(ValueError, match="grandmaster"):
-        play_teacher("airport-scramble", envs.spec("airport-scramble").make_rules(), warm("airport-scramble", teacher="grandmaster"),
+        play_teacher(SOLO.id, SOLO.make_rules(), warm(SOLO.id, teacher="grandmaster"),
                      {"mask": True, "prior": None, "prior_units": 4.0, "prior_ties": "even"}, 0, 0.99, 8, chunk=2,
                      workers=2)
 
 
 def test_saved_decisions_are_reused_by_a_run_needing_as_many_games_or_fewer(tmp_path):
-    _, data = teacher_data("airport-scramble", "heuristic", games=6)
+    _, data = teacher_data(SOLO.id, "heuristic", games=6)
     path = tmp_path / "warm_start.npz"
-    meta = {"game": "airport-scramble", "teacher": "heuristic", "seed": 4}
+    meta = {"game": SOLO.id, "teacher": "heuristic", "seed": 4}
     save_decisions(path, data, {**meta, "games": 6, "play_seconds": 1.5})
     again, stored = load_decisions(path, meta, 4)
     assert stored["play_seconds"] == 1.5 and set(np.unique(again["games"])) == {0, 1, 2, 3}
@@ -147,7 +71,7 @@ def tiny_model(game, inputs, **policy):
 
 
 def test_behaviour_cloning_reports_held_out_accuracy_from_before_the_first_pass_and_never_nan():
-    game = envs.spec("airport-scramble")
+    game = SOLO
     core, data = teacher_data(game.id, "heuristic", games=40)
     data["inputs"] = data["inputs"][:, :core.obs_size + core.n_actions]  # observation + mask: no prior
     model = tiny_model(game, Inputs(mask=True))
@@ -162,7 +86,7 @@ def test_behaviour_cloning_reports_held_out_accuracy_from_before_the_first_pass_
 
 
 def test_behaviour_cloning_stops_at_the_deadline_within_a_pass():
-    game = envs.spec("airport-scramble")
+    game = SOLO
     core, data = teacher_data(game.id, "heuristic", games=40)
     data["inputs"] = data["inputs"][:, :core.obs_size + core.n_actions]
     model = tiny_model(game, Inputs(mask=True))
@@ -176,7 +100,7 @@ def test_behaviour_cloning_stops_at_the_deadline_within_a_pass():
 def test_the_prior_scale_is_learnt_only_when_the_config_says_so(learn):
     import torch
 
-    game = envs.spec("airport-scramble")
+    game = SOLO
     rules = game.make_rules()
     _, data = teacher_data(game.id, "random", games=8)  # departs from the prior: the scale is pulled
     model = tiny_model(game, Inputs.make(game.id, rules, mask=True, prior="heuristic"), prior_scale=32.0,
@@ -189,7 +113,7 @@ def test_the_prior_scale_is_learnt_only_when_the_config_says_so(learn):
 
 
 def test_saved_decisions_are_reread_for_a_student_that_reads_other_inputs():
-    game = envs.spec("airport-scramble")
+    game = SOLO
     rules = game.make_rules()
     core, data = teacher_data(game.id, "heuristic", games=4)  # saved with the heuristic's scores as prior
     saved = Inputs.make(game.id, rules, mask=True, prior="heuristic")

@@ -1,9 +1,7 @@
 """Replay files (JSON lines): written and read back exactly, replayed to the recorded score, refused
 with the line named when corrupt or from other rules; ``aerodeck replay`` steps and draws GIFs."""
 
-import io
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -12,47 +10,28 @@ from PIL import Image
 
 import envs
 from agents.registry import make_agent
+from tests.games import MULTI, SOLO
+from tests.train.watch.replays import agent_games, replay_command
 from train import cli
-from train.watch.replay import GameRecord, ReplayError, play_back, read, write
-
-
-def agent_games(game, seeds, agent="random", **options):
-    """Records of ``agent`` playing every seat of ``game`` from each seed (actions by the core, the
-    result from the state itself: the sum of rewards, or the VP)."""
-    spec = envs.spec(game)
-    core = spec.make_core(**options)
-    player = make_agent(game, agent, core.rules, seed=0)
-    records = []
-    for i, seed in enumerate(seeds):
-        state = core.init([seed])
-        actions, returns = [], np.zeros(core.n_players)
-        while not state.done[0]:
-            seat = int(core.to_act(state)[0])
-            action = int(player.act(core.observe(state, seat), core.legal_mask(state))[0])
-            returns += core.step(state, np.array([action]))[0]
-            actions.append(action)
-        score = [int(x) for x in (returns if spec.solo else state.vp[0])]
-        result = {"score": score}
-        if not spec.solo:
-            standing = core.standings(state)[0]
-            result["winners"] = [int(h) for h in np.flatnonzero(standing == standing.max())]
-        records.append(GameRecord(seed=seed, agents=[agent] * core.n_players, actions=actions, result=result, game=i))
-    return core.rules, records
+from train.watch.replay import ReplayError, play_back, read, write
 
 
 @pytest.fixture(scope="module")
 def as_games():
-    return agent_games("airport-scramble", [8, 2, 5], "random")
+    return agent_games(SOLO.id, [8, 2, 5], "random")
 
 
 @pytest.fixture
 def as_file(tmp_path, as_games):
     rules, records = as_games
-    return write(tmp_path / "as.jsonl", "airport-scramble", rules, records, source="test"), records
+    return write(tmp_path / "as.jsonl", SOLO.id, rules, records, source="test"), records
 
 
-@pytest.mark.parametrize("game, options", [("airport-scramble", {}), ("airport-scramble", {"grid_size": 7}),
-                                           ("flight-tycoon", {}), ("flight-tycoon", {"n_players": 3})])
+#: Each game with its default rules and with its first variant (another layout or player count).
+VARIANTS = [(spec.id, options) for spec in (SOLO, MULTI) for options in spec.variants[:2]]
+
+
+@pytest.mark.parametrize("game, options", VARIANTS)
 def test_replay_files_round_trip_exactly(tmp_path, game, options):
     rules, records = agent_games(game, [3, 4], **options)
     path = write(tmp_path / "games.jsonl", game, rules, records, source="test")
@@ -66,7 +45,7 @@ def test_replay_files_round_trip_exactly(tmp_path, game, options):
 
 
 def test_replaying_reproduces_the_score_of_the_game_as_played():
-    for game in ("airport-scramble", "flight-tycoon"):
+    for game in (SOLO.id, MULTI.id):
         rules, records = agent_games(game, [21, 22, 23], "heuristic")
         assert play_back(envs.spec(game), rules, [(r.seed, r.actions) for r in records]) == [r.result for r in records]
 
@@ -150,20 +129,13 @@ def test_files_that_are_not_replays_are_refused(tmp_path, content, message):
         read(tmp_path / "missing.jsonl")
 
 
-def replay_command(argv, lines, monkeypatch, capsys):
-    monkeypatch.setattr(sys, "stdin", io.StringIO("".join(line + "\n" for line in lines)))
-    status = cli.main(["replay", *argv])
-    out = capsys.readouterr()
-    return status, out.out, out.err
-
-
 def test_replay_steps_next_back_and_jumps(as_file, monkeypatch, capsys):
     path, records = as_file
     n = len(records[1].actions)
     status, out, _ = replay_command([str(path), "--game", "1"], ["", "n", "b", "j 3", "e", "n", "q"],
                                     monkeypatch, capsys)
     assert status == 0
-    assert "Airport Scramble · game 1 · seed 2 · the deal" in out
+    assert f"{SOLO.title} · game 1 · seed 2 · the deal" in out
     shown = [line.split(":")[0] for line in out.splitlines() if line.startswith("decision ")]
     assert shown == ["decision 1/%d" % n, "decision 2/%d" % n, "decision 1/%d" % n, "decision 3/%d" % n,
                      "decision %d/%d" % (n, n)]
@@ -220,13 +192,6 @@ def test_the_replay_prompt_lists_every_key_the_step_through_reads(as_file, monke
     assert [key.split()[0] for key, _ in STEP_KEYS] == ["n", "b", "j", "s", "e", "q", "?"]
 
 
-def test_replay_of_a_flight_tycoon_game_shows_every_hand_and_the_log(tmp_path, monkeypatch, capsys):
-    rules, records = agent_games("flight-tycoon", [9], "heuristic", n_players=3)
-    path = write(tmp_path / "ft.jsonl", "flight-tycoon", rules, records)
-    status, out, _ = replay_command([str(path)], ["j 3", "q"], monkeypatch, capsys)
-    assert status == 0 and "viewer all" in out and "towers revealed:" in out
-
-
 @pytest.mark.parametrize("argv, message", [(["--game", "3"], "--game 3: the file holds games 0..2"),
                                            (["--fps", "0"], "--fps must be positive")])
 def test_replay_refuses_bad_options(as_file, argv, message, monkeypatch, capsys):
@@ -238,11 +203,11 @@ def test_replay_refuses_bad_options(as_file, argv, message, monkeypatch, capsys)
 def test_replay_lists_the_games_of_a_file(as_file, monkeypatch, capsys):
     path, records = as_file
     status, out, _ = replay_command([str(path), "--list"], [], monkeypatch, capsys)
-    assert status == 0 and "Airport Scramble, rules default, 3 game(s), written by test" in out
+    assert status == 0 and f"{SOLO.title}, rules default, 3 game(s), written by test" in out
     assert f"seed 2  {len(records[1].actions)} decisions  agents random" in out
 
 
-@pytest.mark.parametrize("game", ["airport-scramble", "flight-tycoon"])
+@pytest.mark.parametrize("game", [SOLO.id, MULTI.id])
 def test_games_recorded_from_the_play_loop_replay_to_the_scores_it_played(game):
     from train.evaluate.loop import game_seeds, play_games
     from train.watch.replay import Recorder
@@ -272,8 +237,8 @@ def test_games_recorded_from_the_play_loop_replay_to_the_scores_it_played(game):
 def test_bench_save_games_writes_replays_of_the_games_it_scored(tmp_path, capsys):
     import csv
 
-    out = tmp_path / "as"
-    assert cli.main(["bench", "airport-scramble", "--agent", "random", "--agent", "heuristic", "--games", "20",
+    out = tmp_path / "solo"
+    assert cli.main(["bench", SOLO.id, "--agent", "random", "--agent", "heuristic", "--games", "20",
                      "--seed", "4", "--save-games", "3", "--out", str(out), "--no-progress"]) == 0
     replay = read(out / "games.jsonl")  # every game replays to its recorded score, or read raises
     rows = list(csv.DictReader((out / "games.csv").open()))
@@ -281,15 +246,3 @@ def test_bench_save_games_writes_replays_of_the_games_it_scored(tmp_path, capsys
     for r in replay.records:
         assert str(r.seed) == rows[r.game]["seed"] and f"{r.result['score'][0]:g}" == rows[r.game][r.agents[0]]
     assert "games.jsonl" in capsys.readouterr().out
-    out = tmp_path / "ft"
-    assert cli.main(["bench", "flight-tycoon", "--agent", "heuristic", "--agent", "random", "--lineup",
-                     "heuristic,random,random", "--players", "3", "--games", "6", "--save-games", "4",
-                     "--out", str(out), "--no-progress"]) == 0
-    replay = read(out / "games.jsonl")
-    rows = list(csv.DictReader((out / "games.csv").open()))
-    assert len(replay.records) == 4 and replay.rules.n_players == 3
-    for r in replay.records:
-        row = rows[r.game]
-        assert r.agents == [row[f"seat{s}_agent"] for s in range(3)]
-        assert [f"{x:g}" for x in r.result["score"]] == [row[f"seat{s}_score"] for s in range(3)]
-        assert r.result["winners"] == [s for s in range(3) if float(row[f"seat{s}_win_share"]) > 0]

@@ -1,0 +1,35 @@
+"""``aerodeck bench`` of Airport Scramble with its rule options: a rule flag wins over the rules file,
+an option out of range is refused naming it."""
+
+import json
+
+from train import cli
+
+
+def run(argv):
+    return cli.main(["bench", *argv, "--no-progress"])
+
+
+def results(folder):
+    data = json.loads((folder / "results.json").read_text())
+    for agent in data["agents"].values():  # timings differ from run to run
+        for timing in ("seconds", "games_per_second", "decisions_per_second"):
+            agent.pop(timing, None)
+    data.pop("seconds", None)
+    data.pop("games_per_second", None)
+    return data
+
+
+def test_an_option_out_of_range_is_refused_naming_it_and_writes_nothing(tmp_path, capsys):
+    assert run(["airport-scramble", "--rule", "grid_size=99", "--out", str(tmp_path / "out")]) == 2
+    assert "'grid_size'" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_rule_flag_wins_over_the_rules_file_even_when_it_names_the_default(tmp_path):
+    path = tmp_path / "variants.toml"
+    path.write_text("[variants.small]\ngrid_size = 5\nallow_wait = false\n")
+    assert run(["airport-scramble", "--games", "5", "--rules", str(path), "--table", "variants.small",
+                "--rule", "grid_size=9", "--out", str(tmp_path / "out")]) == 0
+    rules = results(tmp_path / "out")["rules"]
+    assert rules["grid_size"] == 9 and rules["allow_wait"] is False

@@ -1,0 +1,22 @@
+"""The warm start with an Airport Scramble search teacher (its knobs): legal moves through its view,
+the same games in one process or two, decisions that do not depend on the chunking."""
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from tests.train.learn import teaching  # noqa: E402
+
+GAME, TEACHER = "airport-scramble", "search:rollouts=2,candidates=2,horizon=8"
+
+
+def test_a_search_teacher_plays_legal_moves_through_its_view():
+    teaching.check_a_search_teacher_plays_legal_moves_through_its_view(GAME, TEACHER)
+
+
+def test_the_teachers_games_are_the_same_in_one_process_or_two():
+    teaching.check_the_teachers_games_are_the_same_in_one_process_or_two(GAME, TEACHER)
+
+
+def test_the_teachers_decisions_do_not_depend_on_the_chunking():
+    teaching.check_the_teachers_decisions_do_not_depend_on_the_chunking(GAME, TEACHER)

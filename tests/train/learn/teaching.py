@@ -1,0 +1,68 @@
+"""The teacher's decisions of the warm start, for its tests (``test_warm_start.py`` here and the
+``test_warm_start_*.py`` of each game's tests): a teacher's data, the warm-start settings, and the checks
+of a search teacher, whose knobs are the game's."""
+
+import dataclasses
+
+import numpy as np
+
+import envs
+from agents.ppo import Inputs
+from train.learn.config import default_config
+from train.learn.warm_start import play_teacher
+
+INPUTS = {"mask": True, "prior": "heuristic", "prior_units": 4.0, "prior_ties": "first"}
+
+
+def teacher_data(game_id, teacher, opponent=None, games=6):
+    from agents.registry import make_agent
+    from train.evaluate.loop import game_seeds
+    from train.learn.warm_start import teacher_decisions
+
+    game = envs.spec(game_id)
+    rules = game.make_rules()
+    inputs = Inputs.make(game_id, rules, mask=True, prior="heuristic")
+    data = teacher_decisions(game, rules, make_agent(game_id, teacher, rules, seed=1), game_seeds(4, games), inputs, 0.99,
+                             opponent=opponent and make_agent(game_id, opponent, rules, seed=2))
+    return game.make_core(rules), data
+
+
+def warm(game_id, **changes):
+    return dataclasses.replace(default_config(game_id).warm_start, **changes)
+
+
+def check_a_search_teacher_plays_legal_moves_through_its_view(game_id, teacher):
+    core, data = teacher_data(game_id, teacher, None if envs.spec(game_id).solo else "random", games=4)
+    assert len(data["actions"]) > 0
+    assert data["masks"][np.arange(len(data["actions"])), data["actions"]].all()
+    assert data["inputs"].shape[1] == core.obs_size + 2 * core.n_actions
+
+
+def check_the_teachers_games_are_the_same_in_one_process_or_two(game_id, teacher):
+    game = envs.spec(game_id)
+    settings = warm(game_id, teacher=teacher)
+    chunks = []
+    one = play_teacher(game_id, game.make_rules(), settings, INPUTS, 3, 0.99, 6, chunk=2, workers=1, done=chunks.append)
+    two = play_teacher(game_id, game.make_rules(), settings, INPUTS, 3, 0.99, 6, chunk=2, workers=2)
+    assert chunks == [2, 2, 2] and len(one) == len(two) == 3
+    for a, b in zip(one, two):
+        for key in a:
+            np.testing.assert_array_equal(a[key], b[key], err_msg=key)
+    games = np.concatenate([part["games"] for part in one])
+    np.testing.assert_array_equal(np.unique(games), np.arange(6))  # numbered across the chunks
+    if settings.opponent:  # game i: the teacher in seat i mod n, in every chunk
+        seats = np.concatenate([part["seats"] for part in one])
+        assert (seats == games % game.make_core().n_players).all()
+
+
+def check_the_teachers_decisions_do_not_depend_on_the_chunking(game_id, teacher):
+    game = envs.spec(game_id)
+    settings = warm(game_id, teacher=teacher)
+    whole = play_teacher(game_id, game.make_rules(), settings, INPUTS, 3, 0.99, 6, chunk=6)
+    split = play_teacher(game_id, game.make_rules(), settings, INPUTS, 3, 0.99, 6, chunk=4)
+    assert len(whole) == 1 and len(split) == 2
+    joined = {key: np.concatenate([part[key] for part in split]) for key in whole[0]}
+    # the decisions of a batch are recorded step by step across its games: compare game by game, in time order
+    a, b = np.argsort(whole[0]["games"], kind="stable"), np.argsort(joined["games"], kind="stable")
+    for key in whole[0]:
+        np.testing.assert_array_equal(whole[0][key][a], joined[key][b], err_msg=key)
