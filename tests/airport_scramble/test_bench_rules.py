@@ -1,23 +1,7 @@
 """``aerodeck bench`` of Airport Scramble with its rule options: a rule flag wins over the rules file,
 an option out of range is refused naming it."""
 
-import json
-
-from train import cli
-
-
-def run(argv):
-    return cli.main(["bench", *argv, "--no-progress"])
-
-
-def results(folder):
-    data = json.loads((folder / "results.json").read_text())
-    for agent in data["agents"].values():  # timings differ from run to run
-        for timing in ("seconds", "games_per_second", "decisions_per_second"):
-            agent.pop(timing, None)
-    data.pop("seconds", None)
-    data.pop("games_per_second", None)
-    return data
+from tests.train.evaluate.benching import results, run
 
 
 def test_an_option_out_of_range_is_refused_naming_it_and_writes_nothing(tmp_path, capsys):

@@ -1,26 +1,11 @@
 """``aerodeck bench`` of Flight Tycoon: lineups of named agents rotated over the seats, win rates, head to
 head and tallies (FT-11, FT-12), the same files for any batch size, and its bad input."""
 
-import json
 import re
 
 import pytest
 
-from train import cli
-
-
-def run(argv):
-    return cli.main(["bench", *argv, "--no-progress"])
-
-
-def results(folder):
-    data = json.loads((folder / "results.json").read_text())
-    for agent in data["agents"].values():  # timings differ from run to run
-        for timing in ("seconds", "games_per_second", "decisions_per_second"):
-            agent.pop(timing, None)
-    data.pop("seconds", None)
-    data.pop("games_per_second", None)
-    return data
+from tests.train.evaluate.benching import results, run
 
 
 def test_flight_tycoon_lineup_seats_may_name_an_agent_by_its_name(tmp_path):

@@ -1,28 +1,13 @@
 """``aerodeck bench`` end to end on small budgets, and its errors."""
 
-import json
 import re
 
 import numpy as np
 import pytest
 
 from tests.games import MULTI, SOLO
-from train import cli
+from tests.train.evaluate.benching import results, run
 from train.evaluate import bench, report
-
-
-def run(argv):
-    return cli.main(["bench", *argv, "--no-progress"])
-
-
-def results(folder):
-    data = json.loads((folder / "results.json").read_text())
-    for agent in data["agents"].values():  # timings differ from run to run
-        for timing in ("seconds", "games_per_second", "decisions_per_second"):
-            agent.pop(timing, None)
-    data.pop("seconds", None)
-    data.pop("games_per_second", None)
-    return data
 
 
 def rounded(data):
