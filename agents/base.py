@@ -11,7 +11,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from agents import streams
+from agents.streams import agent_key, uniforms
+from agents.streams import draws as stream_draws
 
 _TRUE = ("on", "true", "yes", "1")
 _FALSE = ("off", "false", "no", "0")
@@ -135,7 +136,7 @@ class Agent:
     def reset(self, seed: int | None = None) -> None:
         """Re-seed the agent's randomness: its generator ``rng`` and its key ``key`` (int in ``[0, 2**64)``)."""
         self.rng = np.random.default_rng(seed)
-        self.key = streams.agent_key(seed)
+        self.key = agent_key(seed)
 
     def act(self, observations: np.ndarray, masks: np.ndarray, view=None, keys: np.ndarray | None = None) -> np.ndarray:
         """Actions ``int64 (B,)`` for observations ``(B, ...)``, masks ``bool (B, A)`` and the decision
@@ -153,21 +154,21 @@ class Agent:
         (in ``[0, 1)``) when ``keys`` is ``None``."""
         if keys is None:
             return self.rng.random(shape, dtype=dtype)
-        return streams.uniforms(keys, shape[1], part, dtype)
+        return uniforms(keys, shape[1], part, dtype)
 
     def draws(self, keys: np.ndarray | None, shape: tuple[int, int], part: int = 0) -> np.ndarray:
         """``uint64`` values of ``shape`` ``(B, k)`` (seeds, keys of inner decisions): row b from part
         ``part`` of ``keys[b]``'s stream, or from ``rng`` (below 2**63) when ``keys`` is ``None``."""
         if keys is None:
             return self.rng.integers(0, 2**63, size=shape, dtype=np.uint64)
-        return streams.draws(keys, shape[1], part)
+        return stream_draws(keys, shape[1], part)
 
     def gumbel(self, keys: np.ndarray | None, shape: tuple[int, int], part: int = 0) -> np.ndarray:
         """Standard Gumbel noise ``float64`` of ``shape`` ``(B, k)`` (Gumbel-max sampling), drawn as
         :meth:`uniform` is."""
         if keys is None:
             return self.rng.gumbel(size=shape)
-        return -np.log(-np.log(streams.uniforms(keys, shape[1], part)))
+        return -np.log(-np.log(uniforms(keys, shape[1], part)))
 
 
 def act(agent: Agent, observations: np.ndarray, masks: np.ndarray, view=None,
