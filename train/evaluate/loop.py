@@ -102,24 +102,7 @@ def play_games(core, agents, seeds, lineups=None, *, batch_size: int = 4096, pro
     with _progress(progress, G, label) as bar:
         while not recorded.all():
             live = ~state.done
-            seat = np.maximum(core.to_act(state), 0)  # a finished game's seat (-1) is never used
-            masks = core.legal_mask(state)
-            obs = core.observe(state) if n == 1 else core.observe(state, seat)
-            if len(agents) == 1:  # the whole batch at once (a finished game ignores its action)
-                agent = agents[0]
-                view = make_view(core, state, seat) if make_view is not None and agent.needs_view else None
-                chosen = decide(agent, obs, masks, view, seeds[ids], decisions)
-                actions = legal(core, state, agent, chosen, masks, live, games=ids)
-            else:
-                actions = np.zeros(ids.size, np.int64)
-                owner = lineups[ids, seat]
-                for a, agent in enumerate(agents):
-                    rows = np.flatnonzero((owner == a) & live)
-                    if rows.size:
-                        view = (make_view(core, state.take(rows), seat[rows])
-                                if make_view is not None and agent.needs_view else None)
-                        chosen = decide(agent, obs[rows], masks[rows], view, seeds[ids[rows]], decisions[rows])
-                        actions[rows] = legal(core, state, agent, chosen, masks[rows], live[rows], rows, ids[rows])
+            actions = _choose(core, agents, lineups[ids], state, live, seeds[ids], ids, decisions, make_view)
             rewards = core.step(state, actions)
             for observer in observers:
                 observer.on_step(core, state, actions, rewards, ids)
@@ -133,10 +116,7 @@ def play_games(core, agents, seeds, lineups=None, *, batch_size: int = 4096, pro
                 else:
                     figures = summary(core, state.take(ended))
                     score[games], standing[games] = figures["score"], figures["standing"]
-                    for group, items in figures.get("tallies", {}).items():
-                        sums = tallies.setdefault(group, {})
-                        for item, values in items.items():
-                            sums[item] = sums.get(item, 0.0) + float(np.sum(values))
+                    _add_tallies(tallies, figures.get("tallies", {}))
                 length[games] = decisions[ended]
                 recorded[ended] = True
                 bar.update(ended.size)
@@ -155,6 +135,36 @@ def play_games(core, agents, seeds, lineups=None, *, batch_size: int = 4096, pro
     best = standing == standing.max(axis=1, keepdims=True)
     return {"score": score, "standing": standing, "win_share": best / best.sum(axis=1, keepdims=True),
             "length": length, "tallies": tallies}
+
+
+def _choose(core, agents, lineups, state, live, seeds, games, decisions, make_view) -> np.ndarray:
+    """The actions ``int64 (B,)`` of the B games of ``state``: each agent acts, in one batch, on the live
+    games (``live`` ``bool (B,)``) where one of its seats (``lineups`` ``int64 (B, n)``) is to decide;
+    ``seeds``/``games``/``decisions`` ``(B,)``: each game's seed, number and decisions so far."""
+    seat = np.maximum(core.to_act(state), 0)  # a finished game's seat (-1) is never used
+    masks = core.legal_mask(state)
+    obs = core.observe(state) if core.n_players == 1 else core.observe(state, seat)
+    if len(agents) == 1:  # the whole batch at once (a finished game ignores its action)
+        agent = agents[0]
+        view = make_view(core, state, seat) if make_view is not None and agent.needs_view else None
+        return legal(core, state, agent, decide(agent, obs, masks, view, seeds, decisions), masks, live, games=games)
+    actions = np.zeros(state.batch_size, np.int64)
+    owner = lineups[np.arange(state.batch_size), seat]
+    for a, agent in enumerate(agents):
+        rows = np.flatnonzero((owner == a) & live)
+        if rows.size:
+            view = make_view(core, state.take(rows), seat[rows]) if make_view is not None and agent.needs_view else None
+            chosen = decide(agent, obs[rows], masks[rows], view, seeds[rows], decisions[rows])
+            actions[rows] = legal(core, state, agent, chosen, masks[rows], live[rows], rows, games[rows])
+    return actions
+
+
+def _add_tallies(tallies: dict, figures: dict) -> None:
+    """Add a summary's ``{group: {item: (k,) numbers}}`` of k finished games to the running ``tallies``."""
+    for group, items in figures.items():
+        sums = tallies.setdefault(group, {})
+        for item, values in items.items():
+            sums[item] = sums.get(item, 0.0) + float(np.sum(values))
 
 
 def decide(agent, observations, masks, view, seeds, decisions) -> np.ndarray:
