@@ -23,7 +23,6 @@ use (``torch.set_num_threads``; nothing here changes it).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import warnings
 import zipfile
@@ -35,6 +34,7 @@ import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 from agents.base import Agent, Knob
+from agents.layout import layout_of  # noqa: F401  (part of this module's interface)
 
 #: The models shipped with the package: ``<game>.zip`` (solo games) or ``<game>-<n>p.zip``, each with its sidecar.
 MODELS = Path(__file__).parent / "models"
@@ -55,11 +55,11 @@ def game_of(rules):
     return game_of_rules(rules)
 
 
-def shipped_path(game, rules) -> Path:
-    """The shipped model of ``game`` (a ``GameSpec``) for ``rules``: ``agents/models/<game>[-<n>p].zip``."""
-    if game.players_option is None:
-        return MODELS / f"{game.id}.zip"
-    return MODELS / f"{game.id}-{game.players(rules)}p.zip"
+def shipped_path(game, rules, general: bool = False) -> Path:
+    """The shipped model of ``game`` (a ``GameSpec``) for ``rules``: ``agents/models/<game>[-<n>p].zip``,
+    or with ``general`` the rule-general one, ``<game>[-<n>p]-general.zip``."""
+    name = game.id if game.players_option is None else f"{game.id}-{game.players(rules)}p"
+    return MODELS / f"{name}{'-general' if general else ''}.zip"
 
 
 def shipped_models() -> list[str]:
@@ -67,33 +67,30 @@ def shipped_models() -> list[str]:
     return sorted(p.stem for p in MODELS.glob("*.zip"))
 
 
-def shipped_misfit(rules) -> str | None:
-    """Why the shipped model of the game of ``rules`` cannot play under them (no model for that game
-    and player count, or one trained for another layout), or ``None`` when it can. Reads only the
-    sidecar."""
+def shipped_misfit(rules, general: bool = False) -> str | None:
+    """Why the shipped model (``general``: the rule-general one) of the game of ``rules`` cannot play
+    under them (no model for that game and player count, or one trained for another layout), or
+    ``None`` when it can. Reads only the sidecar."""
     game = game_of(rules)
-    path = shipped_path(game, rules)
+    path = shipped_path(game, rules, general)
     if not path.exists():
         return f"no shipped model {path.name} (shipped: {', '.join(shipped_models()) or 'none'})"
-    trained = read_sidecar(path).get("layout")
+    sidecar = read_sidecar(path)
+    trained = sidecar.get("layout")
+    variants = sidecar.get("inputs", {}).get("variants")
+    if variants:
+        from agents.variants import VariantSpace
+
+        try:
+            VariantSpace.from_dict(game, variants).embedding(rules)
+        except ValueError as err:
+            return f"the shipped model {path.name} cannot lay out these rules: {err}"
+        return None
     layout = layout_of(game.make_core(rules))
     if trained != layout:
         return (f"the shipped model {path.name} was trained for another layout "
                 f"({_describe_layout(trained) if trained else 'unknown'}; these rules: {_describe_layout(layout)})")
     return None
-
-
-def layout_of(core) -> dict:
-    """The layouts a policy depends on: ``{"observation_size", "n_actions", "fingerprint"}``.
-
-    The fingerprint (16 hex digits) hashes the observation blocks (name, start, size) and every
-    action's description, so two rule sets with the same sizes but a different meaning of an index
-    (another edition's cards, say) differ."""
-    blocks = [[b.name, b.start, b.size] for b in core.observation.blocks.values()]
-    actions = [core.actions.describe(a) for a in range(core.n_actions)]
-    text = json.dumps({"observation": blocks, "actions": actions}, separators=(",", ":"))
-    return {"observation_size": int(core.obs_size), "n_actions": int(core.n_actions),
-            "fingerprint": hashlib.sha256(text.encode()).hexdigest()[:16]}
 
 
 def package_version() -> str:
@@ -115,10 +112,15 @@ class Inputs:
     :func:`prior_features` ``(B, A)`` (the agent must offer ``scores(observations, masks)``, higher is
     better; ``prior_ties`` says how equal best scores are read; ``prior_ranks = k`` ≥ 1 reads the
     ranks of its k best actions instead, see :func:`rank_features`). ``prior_agent`` is the agent
-    instance (``None`` without a prior)."""
+    instance (``None`` without a prior).
+
+    A rule-general policy (``variants``, an ``agents.variants.VariantSpace``, with the ``rules`` it
+    plays under) reads all of it laid out in the space's family layout (``O``, ``A`` the family's),
+    with the rule features ``float32 (F,)`` of ``rules`` after the observation; its actions are the family's
+    (:meth:`family_masks`, :meth:`variant_actions` translate)."""
 
     def __init__(self, mask: bool = False, prior: str | None = None, prior_units: float = 4.0, prior_agent=None,
-                 prior_ties: str = "even", prior_ranks: int = 0) -> None:
+                 prior_ties: str = "even", prior_ranks: int = 0, variants=None, rules=None) -> None:
         if prior and prior_agent is None:
             raise ValueError(f"inputs with the prior {prior!r} need that agent")
         if prior and not callable(getattr(prior_agent, "scores", None)):
@@ -129,37 +131,69 @@ class Inputs:
             raise ValueError(f"prior_ties must be one of {', '.join(PRIOR_TIES)}, got {prior_ties!r}")
         if not (isinstance(prior_ranks, int) and 0 <= prior_ranks < 1 / RANK_STEP):
             raise ValueError(f"prior_ranks must be an integer from 0 to {int(1 / RANK_STEP) - 1}, got {prior_ranks!r}")
+        if variants is not None and rules is None:
+            raise ValueError("rule-general inputs need the rules they are read under")
         self.mask, self.prior, self.prior_units, self.prior_agent = bool(mask), prior or None, float(prior_units), prior_agent
         self.prior_ties, self.prior_ranks = prior_ties, prior_ranks
+        self.variants, self.rules = variants, rules
+        self.embedding = variants.embedding(rules) if variants is not None else None
+        self.rule_features = variants.features(rules) if variants is not None else None
 
     @classmethod
     def make(cls, game: str, rules, mask: bool = False, prior: str | None = None, prior_units: float = 4.0,
-             prior_ties: str = "even", prior_ranks: int = 0) -> Inputs:
-        """Inputs for ``game`` under ``rules``, building the prior agent by name."""
+             prior_ties: str = "even", prior_ranks: int = 0, variants=None) -> Inputs:
+        """Inputs for ``game`` under ``rules``, building the prior agent by name (``variants``: a
+        ``VariantSpace`` for a rule-general policy)."""
         from agents.registry import make_agent
 
         agent = make_agent(game, prior, rules, seed=0) if prior else None
-        return cls(mask, prior, prior_units, agent, prior_ties, prior_ranks)
+        return cls(mask, prior, prior_units, agent, prior_ties, prior_ranks, variants, rules)
+
+    def for_rules(self, game: str, rules) -> Inputs:
+        """The same inputs read under other ``rules`` (their own prior agent, rule features and layout)."""
+        return Inputs.make(game, rules, self.mask, self.prior, self.prior_units, self.prior_ties, self.prior_ranks,
+                           self.variants)
 
     def to_dict(self) -> dict:
-        """For the sidecar: ``{"mask", "prior", "prior_units", "prior_ties", "prior_ranks"}``."""
-        return {"mask": self.mask, "prior": self.prior, "prior_units": self.prior_units, "prior_ties": self.prior_ties,
-                "prior_ranks": self.prior_ranks}
+        """For the sidecar: ``{"mask", "prior", "prior_units", "prior_ties", "prior_ranks"}`` and, for a
+        rule-general policy, ``"variants"`` (``VariantSpace.to_dict``)."""
+        out = {"mask": self.mask, "prior": self.prior, "prior_units": self.prior_units, "prior_ties": self.prior_ties,
+               "prior_ranks": self.prior_ranks}
+        if self.variants is not None:
+            out["variants"] = self.variants.to_dict()
+        return out
 
     def size(self, obs_size: int, n_actions: int) -> int:
-        """The width of what the policy reads."""
-        return obs_size + n_actions * (int(self.mask) + int(self.prior is not None))
+        """The width of what the policy reads (a rule-general policy: in the family layout)."""
+        if self.embedding is not None:
+            obs_size, n_actions = self.embedding.obs_size, self.embedding.n_actions
+        extra = 0 if self.variants is None else self.variants.size
+        return obs_size + n_actions * (int(self.mask) + int(self.prior is not None)) + extra
 
     def __call__(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """``float32 (B, size)`` for observations ``float32 (B, O)`` and masks ``bool (B, A)``."""
-        parts = [np.asarray(observations, np.float32)]
+        observations = np.asarray(observations, np.float32)
+        emb = self.embedding
+        parts = [observations if emb is None else emb.observations(observations)]
+        if self.rule_features is not None:  # before the action-wise parts: the prior stays last (PriorExtractor)
+            parts.append(np.broadcast_to(self.rule_features, (len(observations), len(self.rule_features))))
         if self.mask:
-            parts.append(np.asarray(masks, np.float32))
+            parts.append(self.family_masks(masks).astype(np.float32))
         if self.prior is not None:
             scores = self.prior_agent.scores(observations, masks)
-            parts.append(rank_features(scores, self.prior_ranks) if self.prior_ranks
-                         else prior_features(scores, self.prior_units, self.prior_ties))
+            features = (rank_features(scores, self.prior_ranks) if self.prior_ranks
+                        else prior_features(scores, self.prior_units, self.prior_ties))
+            parts.append(features if emb is None else emb.actionwise(features))
         return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
+
+    def family_masks(self, masks: np.ndarray) -> np.ndarray:
+        """``bool (B, A)`` masks as the policy's actions are laid out (the family's for a general policy)."""
+        masks = np.asarray(masks, bool)
+        return masks if self.embedding is None else self.embedding.actionwise(masks, False)
+
+    def variant_actions(self, actions: np.ndarray) -> np.ndarray:
+        """``int64 (B,)``: the policy's actions as the rules in use number them."""
+        return np.asarray(actions, np.int64) if self.embedding is None else self.embedding.actions(actions)
 
 
 def masked_logits(policy, inputs: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -176,6 +210,18 @@ def masked_logits(policy, inputs: np.ndarray, masks: np.ndarray) -> np.ndarray:
                 features = features[0]
             out[rows] = policy.action_net(policy.mlp_extractor.forward_actor(features)).cpu().numpy()
     out[~masks] = -np.inf
+    return out
+
+
+def value_of(agent, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """``float64 (B,)``: the value network's estimate (the return it expects from here) of ``agent``
+    (a :class:`PPOAgent`) for observations ``float32 (B, O)`` with masks ``bool (B, A)``."""
+    inputs = agent.inputs(observations, np.asarray(masks, bool))
+    out = np.empty(len(inputs))
+    with torch.no_grad():
+        for start in range(0, len(inputs), CHUNK):
+            x = torch.as_tensor(inputs[start:start + CHUNK], dtype=torch.float32, device=agent.policy.device)
+            out[start:start + CHUNK] = agent.policy.predict_values(x).cpu().numpy()[:, 0]
     return out
 
 
@@ -292,14 +338,18 @@ class PPOAgent(Agent):
     knobs = {
         "path": Knob(str, doc="the model zip written by aerodeck train (default: the shipped model)"),
         "deterministic": Knob(bool, doc="on: the most likely legal action; off: sample from the policy"),
+        "general": Knob(bool, doc="the shipped rule-general model (`ppo:general`), trained over rule variants"),
     }
 
-    def __init__(self, seed: int | None = 0, rules=None, path: str | None = None, deterministic: bool = True) -> None:
+    def __init__(self, seed: int | None = 0, rules=None, path: str | None = None, deterministic: bool = True,
+                 general: bool = False) -> None:
         if rules is None and path is None:
             raise ValueError("ppo needs the rules of the game it plays (or a model path whose sidecar names them)")
+        if path is not None and general:
+            raise ValueError("agent 'ppo': give path= or general, not both")
         if path is None:
             game = game_of(rules)
-            path = shipped_path(game, rules)
+            path = shipped_path(game, rules, general)
             if not path.exists():
                 raise ValueError(f"no shipped ppo model for {game.id} under these rules ({path.name}); shipped: "
                                  f"{', '.join(shipped_models()) or 'none'} — train one with `aerodeck train {game.id}` "
@@ -325,10 +375,11 @@ class PPOAgent(Agent):
         decision ``keys`` ``uint64 (B,)``, or from the agent's generator without them).
         A row without a legal action (a finished game) gets action 0."""
         masks = np.asarray(masks, bool)
-        logits = masked_logits(self.policy, self.inputs(observations, masks), masks)
+        logits = masked_logits(self.policy, self.inputs(observations, masks), self.inputs.family_masks(masks))
         if not self.deterministic:
             logits = logits + self.gumbel(keys, logits.shape).astype(np.float32)
-        return np.where(masks.any(axis=1), logits.argmax(axis=1), 0).astype(np.int64)
+        legal = masks.any(axis=1)
+        return np.where(legal, self.inputs.variant_actions(np.where(legal, logits.argmax(axis=1), 0)), 0)
 
 
 class TrainedModel:
@@ -363,11 +414,13 @@ def load_model(path, rules=None) -> TrainedModel:
     if sidecar.get("game", game.id) != game.id:
         raise ValueError(f"{path} is a {sidecar['game']} model; these rules are {game.id}'s")
     policy = _load_policy(path)
+    spec = sidecar.get("inputs", {})
+    if spec.get("variants"):
+        return _load_general(path, policy, sidecar, game, rules)
     layout = layout_of(game.make_core(rules))
     O, A = layout["observation_size"], layout["n_actions"]
     n_in, n_out = policy.observation_space.shape[0], policy.action_space.n
     if "inputs" in sidecar:
-        spec = sidecar["inputs"]
         inputs = Inputs.make(game.id, rules, spec.get("mask", False), spec.get("prior"), spec.get("prior_units", 4.0),
                              spec.get("prior_ties", "even"), spec.get("prior_ranks", 0))
     else:  # a model saved from Python: it reads the observation, perhaps followed by the mask
@@ -383,6 +436,32 @@ def load_model(path, rules=None) -> TrainedModel:
         if differ:
             warnings.warn(f"{path} was trained under other rules with the same layout; it plays under "
                           f"{rules.label()} and differs in {differ}", UserWarning, stacklevel=3)
+    return TrainedModel(policy, sidecar, game, rules, inputs)
+
+
+def _load_general(path: Path, policy, sidecar: dict, game, rules) -> TrainedModel:
+    """A rule-general model (its sidecar's inputs name a variant space) to play under ``rules``: refused
+    when their layout does not fit the model's family layout; a warning names the options outside the
+    ranges it was trained on."""
+    from agents.variants import VariantSpace
+
+    spec = sidecar["inputs"]
+    try:
+        space = VariantSpace.from_dict(game, spec["variants"])
+        inputs = Inputs.make(game.id, rules, spec.get("mask", False), spec.get("prior"), spec.get("prior_units", 4.0),
+                             spec.get("prior_ties", "even"), spec.get("prior_ranks", 0), variants=space)
+    except ValueError as err:
+        raise ValueError(f"{path} (rule-general over {sidecar['inputs']['variants'].get('ranges')}) cannot play "
+                         f"under {rules.label()}: {err}") from None
+    family = layout_of(game.make_core(space.family))
+    n_in, n_out = policy.observation_space.shape[0], policy.action_space.n
+    if sidecar.get("layout", family) != family or n_in != inputs.size(0, 0) or n_out != family["n_actions"]:
+        raise ValueError(f"{path} does not match its sidecar: its family layout is {_describe_layout(family)}, the "
+                         f"network reads {n_in} inputs and has {n_out} actions")
+    outside = space.outside(rules)
+    if outside:
+        warnings.warn(f"{path} was trained on the variants {space.describe()}; it plays under {rules.label()}, "
+                      f"outside them in {', '.join(outside)}", UserWarning, stacklevel=3)
     return TrainedModel(policy, sidecar, game, rules, inputs)
 
 

@@ -38,11 +38,14 @@ def agent_class(game: str, name: str) -> type[Agent]:
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     """``"search:rollouts=8,candidates=2"`` → ``("search", {"rollouts": "8", "candidates": "2"})``
-    (values stay text: :func:`make_agent` types them by the agent's knobs)."""
+    (values stay text: :func:`make_agent` types them by the agent's knobs); a bare word switches an
+    on/off knob on: ``"ppo:general"`` → ``("ppo", {"general": "on"})``."""
     name, _, rest = spec.strip().partition(":")
     params: dict[str, str] = {}
     for item in filter(None, (p.strip() for p in rest.split(","))):
         key, sep, value = item.partition("=")
+        if not sep and key.strip().isidentifier():
+            sep, value = "=", "on"
         if not sep or not key.strip():
             raise ValueError(f"agent spec {spec!r}: parameter {item!r} is not of the form key=value")
         params[key.strip()] = value.strip()

@@ -122,6 +122,13 @@ class GameSpec:
     metrics: Any = None
     #: The default training config (TOML): ``"package:relative/path.toml"`` or a ``Path``, or ``None``.
     training_config: str | Path | None = None
+    #: The rule-general model's config over the defaults (its ``[variants]`` ranges; ``aerodeck train
+    #: --general``), as ``training_config``, or ``None``.
+    general_config: str | Path | None = None
+    #: Rule options that change the layout only by adding items at the end of observation blocks and
+    #: actions (a rule-general model lays them out at their largest, ``agents.variants``); any other
+    #: option that changes the layout cannot be varied within one model.
+    padded_options: tuple[str, ...] = ()
     #: Rule variants the contract test plays (option -> value): the defaults plus ones that change
     #: the shapes or the flow.
     variants: tuple[Mapping[str, Any], ...] = ({},)
@@ -249,6 +256,12 @@ class GameSpec:
             raise ValueError(f"{self.id} has no training config (GameSpec.training_config)")
         return resource(self.training_config)
 
+    def general_config_path(self) -> Path:
+        """The rule-general model's config (TOML); ``ValueError`` if the game has none."""
+        if self.general_config is None:
+            raise ValueError(f"{self.id} has no rule-general training config (GameSpec.general_config)")
+        return resource(self.general_config)
+
 
 GAMES: dict[str, GameSpec] = {
     spec.id: spec
@@ -277,6 +290,8 @@ GAMES: dict[str, GameSpec] = {
             ladder=((("random",), 10_000), (("heuristic",), 2_000), (("ppo",), 2_000), (("search",), 50)),
             metrics="envs.airport_scramble.metrics:CATALOGUE",
             training_config="envs.airport_scramble:training.toml",
+            general_config="envs.airport_scramble:general.toml",
+            padded_options=("face_up",),
             variants=(
                 {},
                 {"grid_size": 7, "face_up": 3, "max_replace": 2},
@@ -311,6 +326,7 @@ GAMES: dict[str, GameSpec] = {
                     (("search", "heuristic", "heuristic", "heuristic"), 100)),
             metrics="envs.flight_tycoon.metrics:CATALOGUE",
             training_config="envs.flight_tycoon:training.toml",
+            general_config="envs.flight_tycoon:general.toml",
             variants=(
                 {},
                 {"n_players": 3},

@@ -11,6 +11,12 @@ the same random streams (common random numbers: all candidates of a game share t
 streams), by more than ``gate`` standard errors, and ties go to the heuristic's order.
 All candidates' rollouts of all games run as one batch on the core.
 
+Guided by a trained network (``guide=MODEL.zip``, a ``ppo`` model of these rules — the search of expert
+iteration): the candidates are the network's ``candidates`` most likely actions (its choice first), the
+rollouts play its moves, and with ``depth`` d > 0 a rollout ends after d decisions (or at the end of the
+game) and is worth the tickets it completed plus the network's value of where it stopped (the
+tickets it expects to complete from there) — the ticket and horizon knobs then play no part.
+
 Games where the choice is plain are not searched: a single candidate, or a flight that completes
 the ticket now. The rollouts' random streams are seeded from the decision's key (``agents.streams``;
 the heuristic itself is deterministic), so a game's choice never depends on the batch it is in.
@@ -46,21 +52,30 @@ class SearchAgent(Agent):
         "horizon": Knob(int, 1, doc="the most decisions a rollout plays"),
         "network": Knob(float, 0, doc="weight of the share of cards in play in a rollout's value"),
         "gate": Knob(float, doc="standard errors by which a candidate must beat the heuristic's choice"),
+        "guide": Knob(str, doc="a ppo model zip: its policy chooses the candidates and plays the rollouts"),
+        "depth": Knob(int, 0, doc="with a guide: decisions before its value ends a rollout (0: as without one)"),
     }
 
     def __init__(self, seed: int | None = 0, rules: AirportScrambleRules | None = None, candidates: int = 4,
                  rollouts: int = 32, tickets: int = 1, horizon: int = 60, network: float = 1.0,
-                 gate: float = 0.0) -> None:
+                 gate: float = 0.0, guide: str | None = None, depth: int = 0) -> None:
         super().__init__(seed, rules if rules is not None else AirportScrambleRules())
         given = dict(candidates=candidates, rollouts=rollouts, tickets=tickets, horizon=horizon, network=network,
-                     gate=gate)
+                     gate=gate, depth=depth)
+        if depth and not guide:
+            raise ValueError("search agent knob 'depth' needs a guide (guide=MODEL.zip): its value ends the rollouts")
         v = {name: self.knobs[name].parse(value, f"search agent knob {name!r}") for name, value in given.items()}
         self.heuristic = HeuristicAgent(rules=self.rules)
         self.geo = self.heuristic.geo
         self.candidates, self.rollouts, self.tickets, self.horizon = (v["candidates"], v["rollouts"], v["tickets"],
                                                                       v["horizon"])
-        self.network, self.gate = v["network"], v["gate"]
+        self.network, self.gate, self.depth = v["network"], v["gate"], v["depth"]
         self._rollout_cores: dict = {}
+        self.guide = None
+        if guide:
+            from agents.ppo import PPOAgent
+
+            self.guide = PPOAgent(rules=self.rules, path=guide)
 
     def act(self, observations: np.ndarray, masks: np.ndarray, view=None, keys: np.ndarray | None = None) -> np.ndarray:
         """Actions int64 (B,) for observations float32 (B, obs_size), masks bool (B, n_actions), the
@@ -71,7 +86,7 @@ class SearchAgent(Agent):
                              "train.evaluate.loop.play_solo and envs.view_of_env give one")
         masks = np.asarray(masks, bool)
         table = Table.from_observations(self.geo, observations)
-        cand, valid, best = self.ranked(table, masks)
+        cand, valid, best = self.ranked(table, masks) if self.guide is None else self.guided(observations, masks)
         search = (valid.sum(axis=1) >= 2) & ~self._completes(table, best)
         if not search.any():
             return best
@@ -102,6 +117,18 @@ class SearchAgent(Agent):
         cand = np.take_along_axis(cand, np.argsort(key[rows, cand], axis=1), axis=1)
         valid = scores[rows, cand] < NONE
         return cand, valid, best
+
+    def guided(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """As :meth:`ranked`, by the guide's logits: its ``candidates`` most likely legal actions."""
+        from agents.ppo import masked_logits
+
+        inputs = self.guide.inputs
+        logits = masked_logits(self.guide.policy, inputs(observations, masks), inputs.family_masks(masks))
+        k = min(self.candidates, logits.shape[1])
+        order = np.argsort(-logits, axis=1, kind="stable")[:, :k]
+        valid = np.isfinite(np.take_along_axis(logits, order, axis=1))
+        cand = inputs.variant_actions(np.where(valid, order, order[:, :1]))
+        return cand, valid, cand[:, 0].copy()
 
     def _completes(self, table: Table, action: np.ndarray) -> np.ndarray:
         """bool (B,): the action is a flight landing on the destination with the passenger aboard."""
@@ -146,6 +173,8 @@ class SearchAgent(Agent):
         settled = np.zeros(M, bool)  # the rollout has ended: its value is final
         n_cards = self.geo.n_cards
         core.step(state, first)
+        if self.depth:
+            return self._guided_rollout(core, state, start)
         for _ in range(self.horizon):
             got = state.score - start[ids]
             ended = state.done | (got >= self.tickets)
@@ -164,4 +193,25 @@ class SearchAgent(Agent):
                 state, ids = state.take(live), ids[live]
             masks = core.legal_mask(state)
             core.step(state, self.heuristic.decide(Table.from_state(self.geo, state), masks))
+        return value
+
+    def _guided_rollout(self, core, state, start: np.ndarray) -> np.ndarray:
+        """The guide plays ``depth`` decisions in every game of ``state`` (ended games stay as they
+        are); each is worth the tickets completed since ``start`` (int64 (M,)) plus the guide's value
+        of where it stopped (0 for an ended game). float64 (M,)."""
+        from agents.ppo import value_of
+
+        for _ in range(self.depth):
+            live = np.flatnonzero(~state.done)
+            if not len(live):
+                break
+            part = state.take(live)
+            masks = core.legal_mask(part)
+            core.step(part, self.guide.act(core.observe(part), masks))
+            state.put(live, part)
+        value = (state.score - start).astype(np.float64)
+        live = np.flatnonzero(~state.done)
+        if len(live):
+            part = state.take(live)
+            value[live] += value_of(self.guide, core.observe(part), core.legal_mask(part))
         return value

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import csv
 
+import numpy as np
+
 from stable_baselines3.common.callbacks import BaseCallback
 from tqdm.auto import tqdm
 
@@ -55,6 +57,11 @@ class RunCallbacks(BaseCallback):
             self.stop = True  # the next rollout and update would end past PPO's deadline
         self.rollout_env = self.venv.env_seconds
         self.rollout_steps = self.num_timesteps
+        every = run.config.variants.resample_every
+        if hasattr(self.venv, "resample") and self.updates and self.updates % every == 0:  # a rule-general run
+            self.model._last_obs = self.venv.resample(self.updates // every)
+            self.model._last_episode_starts = np.ones(self.venv.num_envs, bool)
+            self.league = self.venv.league
         if self.league is not None and self.updates and self.updates % self.league.snapshot_every == 0:
             self.league.add_snapshot(self.model.policy, self.num_timesteps)
         self.updates += 1

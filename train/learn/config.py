@@ -12,6 +12,7 @@ or key, a value of another type, or one outside its range, naming the field and 
     [policy]      the network and what it reads
     [warm_start]  behaviour cloning of a teacher before PPO
     [league]      multi-player games only: the self-play opponent pool
+    [variants]    a rule-general model: PPO over rule variants drawn from option ranges
 """
 
 from __future__ import annotations
@@ -135,6 +136,8 @@ class PolicyConfig:
     learn_prior_scale: bool = knob(False, "learn the scale (false: it stays at prior_scale)")
     prior_ties: str = knob("first", "how equal best scores are read", _prior_ties())
     prior_ranks: int = knob(0, "k > 0: read the ranks of the prior's k best actions, not their scores", _prior_ranks())
+    init: str = knob("", "start from the weights of this model zip (same network and inputs; a rule-general run "
+                     "may start from a model of one rules set: the rule features start at weight 0)")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -173,6 +176,20 @@ class LeagueConfig:
 
 
 @dataclasses.dataclass(frozen=True)
+class VariantsConfig:
+    """``[variants]``: a rule-general model (train/learn/variants.py, agents/variants.py) — the rule
+    options it varies are inputs of the policy, and its games are drawn from these ranges."""
+
+    ranges: dict = dataclasses.field(default_factory=dict, metadata={
+        "meaning": "option -> [lo, hi] (integers; each item of an integer list) or the values it takes (on/off, "
+                   "choices); empty: one rules set, no general model", "allowed": None})
+    groups: int = knob(16, "variants in play at once (num_envs games shared among them)", at_least(1))
+    resample_every: int = knob(4, "PPO updates between new draws of the variants", at_least(1))
+    eval_variants: int = knob(4, "variants each evaluation plays besides the run's rules (the same every time)",
+                              at_least(0))
+
+
+@dataclasses.dataclass(frozen=True)
 class Config:
     """The whole training config: one section per TOML table; ``league`` only for multi-player games."""
 
@@ -182,6 +199,7 @@ class Config:
     policy: PolicyConfig = PolicyConfig()
     warm_start: WarmStartConfig = WarmStartConfig()
     league: LeagueConfig | None = None
+    variants: VariantsConfig = VariantsConfig()
 
     def to_dict(self) -> dict:
         """The config as nested dicts of TOML values (tables → keys → values; lists for tuples)."""
@@ -199,6 +217,8 @@ class Config:
                 return "true" if v else "false"
             if isinstance(v, list):
                 return "[" + ", ".join(value(x) for x in v) + "]"
+            if isinstance(v, dict):
+                return "{ " + ", ".join(f"{k} = {value(x)}" for k, x in v.items()) + " }"
             return json.dumps(v) if isinstance(v, str) else repr(v)
 
         return "\n".join(f"[{t}]\n" + "".join(f"{k} = {value(v)}\n" for k, v in items.items())
@@ -221,7 +241,8 @@ def describe(table: str) -> list[tuple[str, str, str, str, str]]:
     """The fields of ``table``: (name, type, default, allowed values, meaning) — for docs and help."""
     cls = section_class(table)
     hints = typing.get_type_hints(cls)
-    return [(f.name, _type_name(hints[f.name]), repr(f.default), str(f.metadata["allowed"] or "any"),
+    return [(f.name, _type_name(hints[f.name]), repr(f.default if f.default is not dataclasses.MISSING else f.default_factory()),
+             str(f.metadata["allowed"] or "any"),
              f.metadata["meaning"]) for f in dataclasses.fields(cls)]
 
 
@@ -295,7 +316,13 @@ def default_config(game_id: str) -> Config:
     return merge(base, read_toml(path, "training config"), str(path))
 
 
-def load_config(game_id: str, path: Path | None = None) -> Config:
-    """The config of a run: the game's defaults with the tables of the TOML file ``path`` over them."""
+def load_config(game_id: str, path: Path | None = None, general: bool = False) -> Config:
+    """The config of a run: the game's defaults, with ``general`` its rule-general config
+    (``GameSpec.general_config``) over them, then the tables of the TOML file ``path``."""
     config = default_config(game_id)
+    if general:
+        import envs
+
+        where = envs.spec(game_id).general_config_path()
+        config = merge(config, read_toml(where, "rule-general training config"), str(where))
     return config if path is None else merge(config, read_toml(path), str(path))

@@ -43,9 +43,11 @@ def learner_env(venv, inputs):
             obs, rewards, dones, infos = self.venv.step_wait()
             self.masks = self.venv.action_masks()
             x = inputs(obs, self.masks)
-            width = x.shape[1] - self.obs_size
             for i in np.flatnonzero(dones):  # a finished game: no legal action, no preference
-                infos[i]["terminal_observation"] = np.concatenate([infos[i]["terminal_observation"], np.zeros(width, np.float32)])
+                end = infos[i]["terminal_observation"]
+                if inputs.embedding is not None:  # a rule-general policy: in the family layout
+                    end = inputs.embedding.observations(end[None])[0]
+                infos[i]["terminal_observation"] = np.concatenate([end, np.zeros(x.shape[1] - len(end), np.float32)])
             self.env_seconds += time.perf_counter() - began
             return x, rewards, dones, infos
 
@@ -84,6 +86,58 @@ def new_model(venv, config, inputs, seed: int):
         policy_kwargs["learn_prior_scale"] = policy.learn_prior_scale
     return MaskablePPO(PriorPolicy if inputs.prior else "MlpPolicy", venv, seed=seed, device="cpu",
                        policy_kwargs=policy_kwargs, **ppo_kwargs(config.ppo))
+
+
+def init_from(model, path, inputs, game, rules) -> None:
+    """Copy the weights of the model zip ``path`` into ``model`` (a new MaskablePPO whose policy reads
+    ``inputs`` under ``rules``): the same network widths and the same kind of inputs are required
+    (``ValueError`` naming what differs). A source trained on one rules set may start a rule-general
+    policy: its inputs go to their places in the family layout (observation blocks and actions matched
+    as ``agents.variants.Embedding`` does) and the new inputs (the rule features, the family's extra
+    entries and actions) start at weight 0."""
+    import torch
+
+    from agents.ppo import load_model
+
+    source = load_model(path, rules if inputs.variants is None else None)
+    src, dst = source.policy, model.policy
+    mine, theirs = inputs.to_dict(), source.inputs.to_dict()
+    differ = [k for k in ("mask", "prior", "prior_units", "prior_ties", "prior_ranks") if mine[k] != theirs[k]]
+    if differ:
+        raise ValueError(f"[policy] init: {path} reads other inputs ({', '.join(f'{k}={theirs[k]!r}' for k in differ)}; "
+                         f"this run: {', '.join(f'{k}={mine[k]!r}' for k in differ)})")
+    core = game.make_core(source.rules)
+    O, A = core.obs_size, core.n_actions
+    if inputs.variants is None:
+        obs_index, action_index, n_obs, n_act, extra = np.arange(O), np.arange(A), O, A, 0
+    else:
+        emb = inputs.variants.embedding(source.rules)
+        obs_index, action_index, n_obs, n_act, extra = emb.obs_index, emb.action_index, emb.obs_size, emb.n_actions, inputs.variants.size
+    columns = [obs_index]  # where each source input goes among this run's inputs
+    for block in range(int(source.inputs.mask) + int(source.inputs.prior is not None)):
+        columns.append(n_obs + extra + block * n_act + action_index)
+    columns = torch.as_tensor(np.concatenate(columns))
+    new, old = dst.state_dict(), src.state_dict()
+    with torch.no_grad():
+        for key, value in old.items():
+            if key not in new:
+                raise ValueError(f"[policy] init: {path} has a weight {key!r} this run's network lacks")
+            target = new[key]
+            if target.shape[:1] != value.shape[:1] and not key.startswith("action_net.linear"):
+                raise ValueError(f"[policy] init: {path} has another network: weight {key!r} is {tuple(value.shape)} "
+                                 f"there, {tuple(target.shape)} here")
+            if key.endswith("net.0.weight") and "mlp_extractor" in key:  # the first layer: by input column
+                target.zero_()
+                target[:, columns] = value
+            elif key.startswith("action_net.linear"):  # the prior head: by action
+                target.zero_()
+                target[torch.as_tensor(action_index)] = value
+            elif target.shape == value.shape:
+                target.copy_(value)
+            else:
+                raise ValueError(f"[policy] init: weight {key!r} is {tuple(value.shape)} in {path}, "
+                                 f"{tuple(target.shape)} here")
+    dst.load_state_dict(new)
 
 
 def resumed_model(path: Path, venv, config):

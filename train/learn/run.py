@@ -62,6 +62,8 @@ class Run:
     warm_start: dict | None = None
     core: object = None
     inputs: object = None
+    #: The rule variants of a rule-general run (``agents.variants.VariantSpace``), else ``None``.
+    space: object = None
     plan: Plan | None = None
     best: float = -math.inf
     evaluation: dict | None = None
@@ -145,8 +147,13 @@ class Run:
         from train.learn.model import evaluate, save_model
 
         began = self.clock.now()
-        agent = PPOAgent.from_policy(model.policy, self.rules, inputs, deterministic=True)
-        result = evaluate(self.game, self.rules, agent, self.plan.eval_games, self.config.train.eval_seed)
+        if self.space is not None:
+            from train.learn.variants import evaluate_general
+
+            result = evaluate_general(self, model.policy, inputs, self.plan.eval_games, self.config.train.eval_seed)
+        else:
+            agent = PPOAgent.from_policy(model.policy, self.rules, inputs, deterministic=True)
+            result = evaluate(self.game, self.rules, agent, self.plan.eval_games, self.config.train.eval_seed)
         result["steps"] = int(model.num_timesteps)
         self.evaluation = result
         append_evaluation(self.folder / "evaluations.csv", result, self.seconds())
@@ -259,16 +266,31 @@ def make_envs(run: Run):
     from train.learn.model import learner_env
 
     policy = run.config.policy
-    run.core = run.game.make_core(run.rules)
+    space = None
+    if run.config.variants.ranges:  # a rule-general run (train/learn/variants.py)
+        from agents.variants import VariantSpace
+
+        space = run.space = VariantSpace(run.game, run.config.variants.ranges, base=run.rules)
+        if run.config.warm_start.games and not run.resumed:
+            raise ValueError("a rule-general run ([variants] ranges) has no warm start: its teacher would play one "
+                             "rules set; set [warm_start] games = 0 (the prior agent starts the policy)")
+    run.core = run.game.make_core(run.rules if space is None else space.family)
     run.inputs = Inputs.make(run.game.id, run.rules, policy.sees_mask, policy.prior or None, policy.prior_units,
-                             policy.prior_ties, policy.prior_ranks)
+                             policy.prior_ties, policy.prior_ranks, variants=space)
+    env_seed = (run.seed + run.steps_before) % 2**63  # a resumed run deals new games
+    if space is not None:
+        from train.learn.variants import VariantsEnv
+
+        venv = VariantsEnv(run, space, run.config.train.num_envs, env_seed)
+        run.say(f"rule-general: {space.describe()} (the rest as {run.rules.label()}); "
+                f"{len(venv.sizes)} variants at a time, new ones every {run.config.variants.resample_every} updates")
+        return venv, venv.league
     league, options = None, {}
     if run.config.league is not None and not run.game.solo:
         from train.learn.league import League
 
         league = League(run.game, run.rules, run.config.league, run.seed, run.inputs)
         options = {"opponents": league.opponents, "assign": league.assign}
-    env_seed = (run.seed + run.steps_before) % 2**63  # a resumed run deals new games
     venv = learner_env(run.game.make_sb3(run.config.train.num_envs, rules=run.rules, seed=env_seed, **options), run.inputs)
     return venv, league
 
@@ -283,7 +305,13 @@ def make_model(run: Run, venv):
 
     if run.resumed:
         return resumed_model(run.out / "last.zip", venv, run.config)
-    return new_model(venv, run.config, run.inputs, run.seed)
+    model = new_model(venv, run.config, run.inputs, run.seed)
+    if run.config.policy.init:
+        from train.learn.model import init_from
+
+        init_from(model, run.config.policy.init, run.inputs, run.game, run.rules)
+        run.say(f"the policy starts from the weights of {run.config.policy.init}")
+    return model
 
 
 # --- 4. the plan -------------------------------------------------------------------------------------------

@@ -51,6 +51,9 @@ def add_parser(sub) -> None:
     p.add_argument("--num-envs", type=int, metavar="N", help="games stepped at once (default: the config's [train] num_envs)")
     p.add_argument("--seed", type=seed_arg, help="seed of the games, the network and the opponents (default 0; "
                    "--resume keeps the run's)")
+    p.add_argument("--general", action="store_true", help="a rule-general model (ppo:general): the game's variant "
+                   "ranges and settings (GameSpec.general_config, e.g. envs/<game>/general.toml) over the defaults, "
+                   "before --config")
     p.add_argument("--config", type=Path, metavar="FILE.toml", help="settings over the game's defaults (every field, "
                    "its type, default, range and meaning: train/learn/config.py, docs/training.md)")
     add_rules_arguments(p)
@@ -89,13 +92,13 @@ def main(args: argparse.Namespace) -> int:
     if args.resume:
         if args.out is None:
             raise ValueError("--resume continues the run in --out DIR: name the folder")
-        if args.config or args.rules or args.rule_items or args.players or args.table or args.seed is not None:
+        if args.config or args.general or args.rules or args.rule_items or args.players or args.table or args.seed is not None:
             raise ValueError("--resume continues a run with its own rules, config and seed; "
-                             "drop --config/--rule/--rules/--table/--players/--seed")
+                             "drop --config/--general/--rule/--rules/--table/--players/--seed")
         run = resumed_run(args.game, args.out, steps, minutes, num_envs=args.num_envs, **common)
     else:
         game = envs.spec(args.game)
-        config = load_config(game.id, args.config)
+        config = load_config(game.id, args.config, general=args.general)
         if args.num_envs is not None:
             config = config.replace("train", num_envs=args.num_envs)
         total = Budget(steps=steps) if steps else Budget(minutes=minutes) if minutes else Budget(steps=config.train.steps)
@@ -114,6 +117,8 @@ def command_line(args: argparse.Namespace) -> str:
                         ("--threads", args.threads)):
         if value is not None:
             words += [flag, str(value)]
+    if args.general:
+        words.append("--general")
     for item in args.rule_items:
         words += ["--rule", item]
     if args.resume:

@@ -1,0 +1,184 @@
+"""A rule-general run (``[variants]`` in the training config): PPO over rule variants drawn from a
+``agents.variants.VariantSpace``, and its evaluation over a fixed set of them.
+
+:class:`VariantsEnv` is one SB3 ``VecEnv`` of ``num_envs`` games in ``groups`` groups, each group a
+learner env (``train.learn.model.learner_env``) of its own variant, as the general policy reads it
+(the family layout, the rule features). Every ``resample_every`` PPO updates the callbacks draw new
+variants (:meth:`VariantsEnv.resample`: draw ``r`` of group ``g`` is variant ``r·groups + g`` of the
+space under the run's seed, a pure function of them) and the games start afresh. In a multi-player
+game each group has its own league (:class:`Leagues` fans the run's league calls out to them).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from stable_baselines3.common.vec_env import VecEnv
+
+
+def group_sizes(num_envs: int, groups: int) -> list[int]:
+    """``num_envs`` games shared by ``groups`` groups as evenly as possible (``ValueError`` if a group
+    would be empty)."""
+    if groups > num_envs:
+        raise ValueError(f"[variants] groups ({groups}) must not exceed [train] num_envs ({num_envs})")
+    return [num_envs // groups + (g < num_envs % groups) for g in range(groups)]
+
+
+class Leagues:
+    """The leagues of a rule-general run's groups, as one league for the run's callbacks."""
+
+    def __init__(self, leagues: list, slices: list[slice]) -> None:
+        self.leagues, self.slices = leagues, slices
+        self.snapshot_every = leagues[0].snapshot_every
+
+    def add_snapshot(self, policy, steps: int) -> None:
+        """A frozen copy of ``policy`` into every group's league."""
+        for league in self.leagues:
+            league.add_snapshot(policy, steps)
+
+    def record(self, infos, dones) -> None:
+        """Each group's finished games into its league."""
+        for league, rows in zip(self.leagues, self.slices):
+            league.record(infos[rows], np.asarray(dones)[rows])
+
+    def figures(self) -> dict[str, float]:
+        """The groups' league figures, averaged over the groups that have each."""
+        out: dict[str, list[float]] = {}
+        for league in self.leagues:
+            for name, value in league.figures().items():
+                out.setdefault(name, []).append(value)
+        return {name: float(np.mean(values)) for name, values in out.items()}
+
+
+class VariantsEnv(VecEnv):
+    """``num_envs`` games in groups of rule variants (see the module docstring). ``run``: the
+    ``train.learn.run.Run`` (its game, rules, config, seed and general ``inputs``)."""
+
+    def __init__(self, run, space, num_envs: int, seed: int) -> None:
+        import gymnasium
+
+        self.run, self.space, self.seed_ = run, space, seed
+        self.render_mode = None
+        self.sizes = group_sizes(num_envs, run.config.variants.groups)
+        starts = np.cumsum([0] + self.sizes)
+        self.slices = [slice(int(a), int(b)) for a, b in zip(starts[:-1], starts[1:])]
+        size = run.inputs.size(0, 0)
+        super().__init__(num_envs, gymnasium.spaces.Box(0.0, 1.0, (size,), np.float32),
+                         gymnasium.spaces.Discrete(space.embedding(space.family).n_actions))
+        self.env_seconds_before = 0.0
+        self.draws = 0
+        self.league = None
+        self._build(0)
+
+    @property
+    def inputs(self):
+        """The run's general inputs (those of its own rules; each group reads its own)."""
+        return self.run.inputs
+
+    @property
+    def env_seconds(self) -> float:
+        """Seconds spent stepping the games and building the policy's inputs (every draw so far)."""
+        return self.env_seconds_before + sum(e.env_seconds for e in self.envs)
+
+    def _build(self, draw: int) -> None:
+        """The groups of draw ``draw``: their variants, games (and leagues)."""
+        from train.learn.league import League
+        from train.learn.model import learner_env
+
+        run, game = self.run, self.run.game
+        self.variants = [self.space.draw(self.seed_, draw * len(self.sizes) + g) for g in range(len(self.sizes))]
+        self.envs, leagues = [], []
+        for g, (rules, n) in enumerate(zip(self.variants, self.sizes)):
+            inputs = run.inputs.for_rules(game.id, rules)
+            options = {}
+            if run.config.league is not None and not game.solo:
+                league = League(game, rules, run.config.league, run.seed, inputs)
+                leagues.append(league)
+                options = {"opponents": league.opponents, "assign": league.assign}
+            seed = int(np.random.SeedSequence([self.seed_, draw, g]).generate_state(2, np.uint64)[0] % 2**63)
+            self.envs.append(learner_env(game.make_sb3(n, rules=rules, seed=seed, **options), inputs))
+        if leagues:
+            previous = self.league
+            self.league = Leagues(leagues, self.slices)
+            if previous is not None:  # the new leagues start with the latest snapshots of the learner
+                for member in [m for m in previous.leagues[0].members if m.kind == "self" and m.active]:
+                    self.league.add_snapshot(member.policy, int(member.name.split("@")[1]))
+        self.draws = draw
+
+    def resample(self, draw: int) -> np.ndarray:
+        """Draw ``draw``'s variants, start their games; returns the first inputs ``float32 (num_envs, size)``."""
+        self.env_seconds_before += sum(e.env_seconds for e in self.envs)
+        self._build(draw)
+        return self.reset()
+
+    def describe(self) -> str:
+        """The variants now in play, one label each."""
+        return "; ".join(r.label() for r in self.variants)
+
+    # --- the VecEnv protocol ------------------------------------------------------------------------------
+
+    def reset(self) -> np.ndarray:
+        out = np.concatenate([e.reset() for e in self.envs])
+        self.reset_infos = [{} for _ in range(self.num_envs)]
+        return out
+
+    def step_async(self, actions: np.ndarray) -> None:
+        actions = np.asarray(actions).reshape(self.num_envs)
+        for env, rows in zip(self.envs, self.slices):
+            env.step_async(env.inputs.variant_actions(actions[rows]))
+
+    def step_wait(self):
+        obs, rewards, dones, infos = [], [], [], []
+        for env in self.envs:
+            o, r, d, i = env.step_wait()
+            obs.append(o), rewards.append(r), dones.append(d), infos.extend(i)
+        return np.concatenate(obs), np.concatenate(rewards), np.concatenate(dones), infos
+
+    def action_masks(self) -> np.ndarray:
+        """``bool (num_envs, A_family)``: every game's legal actions in the family layout."""
+        return np.concatenate([env.inputs.family_masks(env.action_masks()) for env in self.envs])
+
+    def env_method(self, method_name: str, *args, indices=None, **kwargs):
+        if method_name == "action_masks":
+            masks = self.action_masks()
+            return [masks[i] for i in self._get_indices(indices)]
+        raise AttributeError(f"a rule-general run's env has no method {method_name!r} for single games")
+
+    def get_attr(self, attr_name: str, indices=None):
+        return [getattr(self, attr_name) for _ in self._get_indices(indices)]
+
+    def set_attr(self, attr_name: str, value, indices=None) -> None:
+        setattr(self, attr_name, value)
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        return [False for _ in self._get_indices(indices)]
+
+    def close(self) -> None:
+        for env in self.envs:
+            env.close()
+
+
+def evaluate_general(run, policy, inputs, games: int, seed: int) -> dict:
+    """The run's evaluation of a rule-general ``policy`` (what ``train.learn.model.evaluate`` gives for
+    one rules set) on the run's rules and ``[variants] eval_variants`` variants of the space (drawn
+    under ``seed``, the same every time), ``games`` deals each: ``value`` is the mean of the
+    variants' values, its interval from theirs (independent deals: half-widths add in quadrature),
+    ``variants`` lists each one's label and figures."""
+    from agents.ppo import PPOAgent
+    from train.learn.model import evaluate
+
+    variants = [run.rules] + [run.space.draw(seed, 1_000_000 + i) for i in range(run.config.variants.eval_variants)]
+    results = []
+    for rules in variants:
+        agent = PPOAgent.from_policy(policy, rules, inputs.for_rules(run.game.id, rules), deterministic=True)
+        results.append({"rules": rules.label(), **evaluate(run.game, rules, agent, games, seed)})
+    k = len(results)
+
+    def mean_with_interval(rows: list[dict]) -> dict:
+        value = float(np.mean([r["value"] for r in rows]))
+        half = float(np.sqrt(sum(((r["high"] - r["low"]) / 2) ** 2 for r in rows)) / k)
+        return {"value": value, "low": value - half, "high": value + half}
+
+    out = {**results[0], **mean_with_interval(results), "games": games * k, "variants": results}
+    if "difference" in results[0]:
+        out["difference"] = mean_with_interval([r["difference"] for r in results])
+    return out
