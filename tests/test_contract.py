@@ -457,6 +457,20 @@ def test_spec_declares_a_consistent_game(game):
         spec.make_rules(**options)  # every variant is a valid rules object
     config = tomllib.loads(spec.training_config_path().read_text(encoding="utf-8"))
     assert {"train", "ppo", "policy"} <= set(config), f"{spec.training_config_path()} lacks a table"
+    assert set(spec.padded_options) <= set(spec.rules_class().option_names())
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_declared_rule_general_config_names_a_variant_space_of_the_game(game):
+    spec = envs.spec(game)
+    if spec.general_config is None:
+        pytest.skip(f"{game} declares no rule-general model")
+    pytest.importorskip("sb3_contrib")
+    from agents.variants import VariantSpace
+    from train.learn.config import load_config
+
+    space = VariantSpace(spec, load_config(spec.id, general=True).variants.ranges)  # every option varies in one layout
+    assert space.embedding(space.draw(0, 0)).n_actions == spec.make_core(space.family).n_actions
 
 
 @pytest.mark.parametrize("game", GAMES)

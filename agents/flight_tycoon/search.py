@@ -12,6 +12,11 @@ at the horizon as if the game ended there; with ``reward=vp`` (FT-15) it is the 
 The candidate with the best mean over the samples is played; ties and gains within ``gate``
 standard errors of the heuristic's own choice go to the heuristic's order.
 
+Guided by a trained network (``guide=MODEL.zip``, a ``ppo`` model of these rules — the search of expert
+iteration): the candidates are the network's most likely actions (its choice first) and in the
+rollouts the network plays the searching seat, the heuristic the others (the table the search is
+judged at).
+
 All games × samples × candidates run as one batch on the core (in chunks of at most ``chunk``
 rollouts). The candidates of one sample share its random stream (common random numbers), so they
 are compared on the same deck draws as far as their paths allow.
@@ -60,11 +65,12 @@ class SearchAgent(Agent):
         "margin": Knob(float, 0, doc="weight of the VP lead in a rollout's value"),
         "gate": Knob(float, doc="standard errors by which a candidate must beat the heuristic's choice"),
         "chunk": Knob(int, 1, doc="the most rollouts stepped at once (memory)"),
+        "guide": Knob(str, doc="a ppo model zip: its policy chooses the candidates and plays the searching seat"),
     }
 
     def __init__(self, seed: int | None = 0, rules: FlightTycoonRules | None = None, samples: int = 32,
                  candidates: int = 6, horizon: int = 16, ahead: float = 0.5, margin: float = 0.1, gate: float = 0.0,
-                 chunk: int = 8192) -> None:
+                 chunk: int = 8192, guide: str | None = None) -> None:
         self.heuristic = HeuristicAgent(seed=seed, rules=rules)  # ranks the candidates
         self.rollout_policy = HeuristicAgent(seed=None if seed is None else seed + 1, rules=rules)  # plays every seat
         super().__init__(seed, rules)
@@ -74,6 +80,13 @@ class SearchAgent(Agent):
         self.samples, self.candidates, self.horizon, self.chunk = v["samples"], v["candidates"], v["horizon"], v["chunk"]
         self.ahead, self.margin, self.gate = v["ahead"], v["margin"], v["gate"]
         self._cores: dict = {}
+        self.guide = None
+        if guide:
+            from agents.ppo import PPOAgent
+
+            if rules is None:
+                raise ValueError("a guided search needs the rules its guide plays under")
+            self.guide = PPOAgent(rules=rules, path=guide)
 
     def reset(self, seed: int | None = None) -> None:
         """Re-seed the agent and its heuristics."""
@@ -94,8 +107,14 @@ class SearchAgent(Agent):
         if view.batch_size != masks.shape[0]:
             raise ValueError(f"the view holds {view.batch_size} games, the masks {masks.shape[0]}")
         self._adopt(view.rules)
-        scores = self.heuristic.scores(observations, masks)
-        scores += self.heuristic.noise * self.uniform(keys, scores.shape, part=_NOISE)
+        if self.guide is None:
+            scores = self.heuristic.scores(observations, masks)
+            scores += self.heuristic.noise * self.uniform(keys, scores.shape, part=_NOISE)
+        else:
+            from agents.ppo import masked_logits
+
+            inputs = self.guide.inputs
+            scores = masked_logits(self.guide.policy, inputs(observations, masks), inputs.family_masks(masks))
         k = min(self.candidates, masks.shape[1])
         cand = np.argsort(-scores, axis=1, kind="stable")[:, :k]  # (B, k), the heuristic's best first
         valid = np.isfinite(np.take_along_axis(scores, cand, 1))
@@ -174,7 +193,13 @@ class SearchAgent(Agent):
             to_act = np.maximum(core.to_act(state), 0)
             facts = Facts.of_state(core, state, to_act)
             step_keys = None if keys is None else decision_keys(0, keys, np.full(keys.size, steps))
-            core.step(state, policy.act_on(facts, core.legal_mask(state), step_keys))
+            masks = core.legal_mask(state)
+            actions = policy.act_on(facts, masks, step_keys)
+            if self.guide is not None:  # the searching seat plays the guide's moves
+                mine = np.flatnonzero((to_act == seat) & ~state.done)
+                if mine.size:
+                    actions[mine] = self.guide.act(core.observe(state, seat[mine], games=mine), masks[mine])
+            core.step(state, actions)
             steps += 1
         values[ids] = self.value(core, state, seat)
         return values
