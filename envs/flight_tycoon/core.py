@@ -25,6 +25,7 @@ from envs.flight_tycoon.rules import (
     ALL_CARDS, CARD_BITS, COLLIDED, DISCARD, GIVE, LANDED, MONTH_BITS, N_CARDS, N_MONTHS, N_SQUARES, OVER, PASSED,
     PENDING, REQUEST, SQUARE_BITS, TOWER, TOWER_MEETS, FlightTycoonRules, landing_vp_table,
 )
+from envs.flight_tycoon.kernel import observe_rows
 from envs.flight_tycoon.state import (
     REC_ACTIVE, REC_DISCARD, REC_DRAW, REC_GIVE, REC_LAND, REC_OUTCOME, REC_SQUARE, REC_TARGET, State,
 )
@@ -107,18 +108,15 @@ class FlightTycoonCore:
         self._vp_table = landing_vp_table(rules).astype(np.int32)  # FT-11: [square, tokens there with the new one]
         self._per_vp = inverse(lay.vp_scale)
         self._per_token = inverse(lay.token_scale)
-        self._off = {name: b.start for name, b in lay.blocks.items()}
-        self._zero_from = (lay["towers"].start, lay["towers"].stop, lay["decision"].start, lay["turn_outcome"].stop)
-        self._cache: dict = {}  # row offsets by batch size (``_row_starts``)
-        # hand, discard and laid are adjacent card sets: one unpack of n + 2 words writes all three
-        assert lay["discard"].start == lay["hand"].stop and lay["laid"].start == lay["discard"].stop
+        # the kernel zeroes the towers block up to hand_size, and the one-hots from decision up to turn_slots
+        assert lay["hand_size"].start == lay["towers"].stop and lay["turn_slots"].start == lay["turn_outcome"].stop
         self._seats = np.arange(n)
-        #: absolute seat at offset t of seat s: ``_order[s, t]``; offset of seat h from seat s: ``_rel[h, s]``.
+        #: absolute seat at offset t of seat s: ``_order[s, t]``.
         self._order = (self._seats[:, None] + self._seats[None, :]) % n
-        self._rel = (self._seats[:, None] - self._seats[None, :]) % n
-        self._offsets = np.ascontiguousarray(self._rel.T)  # ``_offsets[s]``: the offset of every seat from s
-        self._rel_flat = self._rel.reshape(-1)  # ``_rel[h, s]`` at h·n + s
-        self._own = np.eye(n, dtype=bool)
+        #: The starts of the blocks ``kernel.observe_rows`` writes, in its order.
+        self._kernel_offsets = np.array([lay[name].start for name in (
+            "hand", "discard", "laid", "towers", "hand_size", "vp", "tokens", "deck", "stock", "decision", "decider",
+            "turn_active", "turn_target", "turn_square", "turn_outcome", "turn_slots")], np.int64)
         blank = State.empty(1, n)  # what ``reset`` writes into a game before dealing
         self._blank = {name: value[0] for name, value in vars(blank).items()}
 
@@ -574,25 +572,14 @@ class FlightTycoonCore:
         (B, obs_size)`` array to write into and return — reusing one buffer step after step spares the
         allocation (the previous observation is overwritten).
         """
-        st, n, off = state, self.n_players, self._off
+        st, n = state, self.n_players
         if seat is None:
             seat = np.maximum(self.to_act(st), 0)
             if games is not None:
                 seat = seat[np.asarray(games, np.int64)]
-        if games is None:  # whole batch: plain views, no gathers
-            g = slice(None)
-            k = st.batch_size
-            r1 = np.arange(k)
-
-            def rows(a: np.ndarray) -> np.ndarray:
-                return a
-        else:
-            g = r1 = np.asarray(games, np.int64)
-            k = g.size
-
-            def rows(a: np.ndarray) -> np.ndarray:
-                return np.take(a, g, axis=0)
-        seat = np.broadcast_to(np.asarray(seat, np.int64), (k,))
+        games = np.arange(st.batch_size) if games is None else np.asarray(games, np.int64)
+        k = games.size
+        seat = np.ascontiguousarray(np.broadcast_to(np.asarray(seat, np.int64), (k,)))
         if k and (seat.min() < 0 or seat.max() >= n):
             raise ValueError(f"seat must be in 0..{n - 1}")
         size = self.obs_size
@@ -600,74 +587,10 @@ class FlightTycoonCore:
             out = np.empty((k, size), np.float32)
         elif out.shape != (k, size) or out.dtype != np.float32 or not out.flags.c_contiguous:
             raise ValueError(f"out must be a C-contiguous float32 array of shape {(k, size)}")
-        flat_out = out.reshape(-1)
-        base2 = self._row_starts(k, size)
-        # One-hot writes that must not happen go to ``scratch``, a cell of the block written last.
-        scratch = base2 + off["turn_slots"]
-        # (game, seat at each offset) as flat indices into the (B, n) fields: np.take, not pairs of indices
-        at_offset = (r1 * n)[:, None] + self._order.take(seat, axis=0)  # (k, n)
-        hands = flat(st.hand).take(at_offset)
-        towers_held = flat(st.tower_months).take(at_offset)
-        sets = np.empty((k, n + 2), np.uint64)  # the hand, discard and laid blocks as card sets
-        np.bitwise_and(hands, flat(st.known).take(r1 * n + seat)[:, None], out=sets[:, :n])  # FT-14: my hand and
-        sets[:, n] = st.discard[g]  # the cards I can locate; the discards
-        phase = st.phase[g]
-        laid = rows(st.laid)
-        visible = (laid >= 0) & ((phase != TOWER)[:, None] | self._own.take(seat, axis=0))  # FT-6: hidden until the reveal
-        np.bitwise_or.reduce(np.where(visible, CARD_BITS.take(laid, mode="wrap"), np.uint64(0)), axis=1, out=sets[:, n + 1])
-        np.copyto(out[:, off["hand"]:off["laid"] + N_CARDS].reshape(k, n + 2, N_CARDS),
-                  unpack_words(sets).view(bool)[:, :, :N_CARDS])  # (bool to float32: a fast cast)
-        # The later blocks, from ``towers`` on, one after another while their cache lines are at hand.
-        out[:, self._zero_from[0]:self._zero_from[1]] = 0  # the block written sparsely (towers) …
-        out[:, self._zero_from[2]:self._zero_from[3]] = 0  # … and the one-hots; every other block is written whole
-        month = laid >> 2
-        offset = self._offsets.take(seat, axis=0)  # offset of each seat from the observer, (k, n)
-        if self._giveable:  # towers may have changed hands
-            holder = rows(st.tower_holder)
-            shown = visible & (holder >= 0)
-            at = np.maximum(holder, 0)
-            held_at = (r1 * n)[:, None] + at
-            slot = (np.bitwise_count(flat(st.hand).take(held_at) & BELOW[month * 4])
-                    + np.bitwise_count(flat(st.tower_months).take(held_at) & _MONTHS_BELOW[month]))
-            offset = np.take_along_axis(offset, at.astype(np.int64), axis=1)
-        else:  # each tower stands in its owner's hand, the only tower there
-            shown = visible
-            slot = np.bitwise_count(rows(st.hand) & BELOW[month * 4])
-        where = base2 + off["towers"] + offset * N_MONTHS + month
-        flat_out[np.where(shown, where, scratch)] = np.where(shown, _BY48[slot + 1], 0)
-        size_ = np.bitwise_count(hands) + np.bitwise_count(towers_held)
-        np.multiply(size_, _BY48[1], out=out[:, off["hand_size"]:off["hand_size"] + n])
-        np.multiply(flat(st.vp).take(at_offset), self._per_vp, out=out[:, off["vp"]:off["vp"] + n], dtype=np.float32)
-        np.multiply(rows(st.tokens), self._per_token, out=out[:, off["tokens"]:off["tokens"] + N_SQUARES])
-        out[:, off["deck"]] = _BY48[np.bitwise_count(st.deck[g])]
-        out[:, off["stock"]] = st.stock[g] * self._per_token
-        # the one-hots, one scatter: decision kind, decider, and the turn record's active, outcome, target, square
-        rec = rows(st.record).astype(np.int64)
-        playing = phase != OVER
-        decider = np.where(phase == GIVE, st.target[g], st.active[g])
-        rel = self._rel_flat
-        has_active = rec[:, REC_ACTIVE] >= 0
-        has_target = rec[:, REC_TARGET] >= 0
-        hot = np.empty((k, 6), np.int64)
-        hot[:, 0] = np.where(playing, off["decision"] + phase.astype(np.int64), -1)
-        hot[:, 1] = np.where(playing, off["decider"] + rel.take(decider * n + seat), -1)
-        hot[:, 2] = np.where(has_active, off["turn_active"] + rel.take(rec[:, REC_ACTIVE] * n + seat), -1)
-        hot[:, 3] = np.where(has_active, off["turn_outcome"] + rec[:, REC_OUTCOME], -1)
-        hot[:, 4] = np.where(has_target, off["turn_target"] + rel.take(rec[:, REC_TARGET] * n + seat), -1)
-        hot[:, 5] = np.where(has_target, off["turn_square"] + rec[:, REC_SQUARE], -1)
-        flat_out[np.where(hot >= 0, base2 + hot, scratch)] = 1
-        out[:, off["turn_slots"]:off["turn_slots"] + 4] = _BY48[rec[:, REC_GIVE:] + 1]  # overwrites the scratch cell
+        observe_rows(out, games, seat, st.hand, st.known, st.discard, st.laid, st.tower_holder, st.tower_months,
+                     st.vp, st.tokens, st.deck, st.stock, st.phase, st.active, st.target, st.record,
+                     self._kernel_offsets, self._giveable, self._per_vp, self._per_token, _BY48, BELOW, _MONTHS_BELOW)
         return out
-
-    def _row_starts(self, k: int, width: int) -> np.ndarray:
-        """``int64 (k, 1)``: 0, width, 2·width, … (flat offsets of rows; cached, read-only)."""
-        starts = self._cache.get(("rows", k, width))
-        if starts is None:
-            if len(self._cache) > 64:  # (many sizes: e.g. a search observing subsets)
-                self._cache.clear()
-            starts = self._cache["rows", k, width] = np.arange(0, k * width, width)[:, None]
-            starts.flags.writeable = False
-        return starts
 
     # --- search support --------------------------------------------------------------------------------
 
