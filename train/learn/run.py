@@ -271,9 +271,6 @@ def make_envs(run: Run):
         from agents.variants import VariantSpace
 
         space = run.space = VariantSpace(run.game, run.config.variants.ranges, base=run.rules)
-        if run.config.warm_start.games and not run.resumed:
-            raise ValueError("a rule-general run ([variants] ranges) has no warm start: its teacher would play one "
-                             "rules set; set [warm_start] games = 0 (the prior agent starts the policy)")
     run.core = run.game.make_core(run.rules if space is None else space.family)
     run.inputs = Inputs.make(run.game.id, run.rules, policy.sees_mask, policy.prior or None, policy.prior_units,
                              policy.prior_ties, policy.prior_ranks, variants=space)

@@ -123,21 +123,44 @@ def teacher_decisions(game, rules, teacher, seeds, inputs, gamma: float, opponen
     return recorder.result()
 
 
+#: A rule-general warm start: consecutive teacher games played under one variant.
+VARIANT_GAMES = 16
+
+
 def teacher_chunk(game_id: str, rules, warm, inputs: dict, seed: int, gamma: float, start: int, count: int) -> dict:
     """The teacher's decisions in games ``start … start+count−1`` of the warm start (``warm``: the
     ``WarmStartConfig``; ``inputs``: ``Inputs.to_dict()``). A self-contained task: the teacher and the
     opponent draw their random choices from per-game decision keys (``seed``, game, agent, decision), so
-    the decisions do not depend on the chunking or on which process plays the chunk."""
+    the decisions do not depend on the chunking or on which process plays the chunk.
+
+    For a rule-general policy (``inputs`` names a variant space) game i is played under variant
+    ``i // VARIANT_GAMES`` of the space drawn with ``warm.seed``, and the decisions are laid out in the
+    family layout (inputs, masks and actions), so every variant's decisions train one policy."""
     from agents.ppo import Inputs
     from agents.registry import make_agent
+    from agents.variants import VariantSpace
     from train.evaluate.loop import agent_seed, game_seeds
 
     game = envs.spec(game_id)
     teacher_seed, opponent_seed = agent_seed(seed, 0), agent_seed(seed, 1)
-    teacher = make_agent(game_id, warm.teacher, rules, seed=teacher_seed)
-    opponent = make_agent(game_id, warm.opponent, rules, seed=opponent_seed) if warm.opponent else None
-    return teacher_decisions(game, rules, teacher, game_seeds(warm.seed, count, start), Inputs.make(game_id, rules, **inputs),
-                             gamma, opponent=opponent, first_game=start)
+    settings = {k: v for k, v in inputs.items() if k != "variants"}
+    space = VariantSpace.from_dict(game, inputs["variants"]) if inputs.get("variants") else None
+    blocks = [(rules, start, count)] if space is None else [
+        (space.draw(warm.seed, block), max(start, block * VARIANT_GAMES),
+         min(start + count, (block + 1) * VARIANT_GAMES) - max(start, block * VARIANT_GAMES))
+        for block in range(start // VARIANT_GAMES, (start + count - 1) // VARIANT_GAMES + 1)]
+    parts = []
+    for block_rules, first, n in blocks:
+        teacher = make_agent(game_id, warm.teacher, block_rules, seed=teacher_seed)
+        opponent = make_agent(game_id, warm.opponent, block_rules, seed=opponent_seed) if warm.opponent else None
+        reads = Inputs.make(game_id, block_rules, **settings, variants=space)
+        data = teacher_decisions(game, block_rules, teacher, game_seeds(warm.seed, n, first), reads, gamma,
+                                 opponent=opponent, first_game=first)
+        if space is not None:  # in the family layout
+            data["masks"] = reads.family_masks(data["masks"])
+            data["actions"] = reads.embedding.action_index[data["actions"]]
+        parts.append(data)
+    return joined(parts)
 
 
 def play_teacher(game_id: str, rules, warm, inputs: dict, seed: int, gamma: float, games: int, *, first: int = 0,
@@ -240,6 +263,9 @@ def reread_inputs(data: dict, stored: dict, inputs, obs_size: int) -> np.ndarray
 
     if {**Inputs().to_dict(), **stored} == inputs.to_dict():
         return data["inputs"]
+    if stored.get("variants") or inputs.variants is not None:
+        raise ValueError("[warm_start] decisions: a rule-general teacher's decisions serve only a student that reads "
+                         "the same inputs and variants (they are laid out in its family layout)")
     return np.concatenate([inputs(data["inputs"][i:i + CHUNK, :obs_size], data["masks"][i:i + CHUNK])
                            for i in range(0, len(data["masks"]), CHUNK)])
 

@@ -2,6 +2,7 @@
 game: the variant space (draws, features, the family layout, what it refuses), the general inputs, a
 tiny general run end to end, and the model playing variants it never saw."""
 
+import dataclasses
 import json
 import warnings
 
@@ -201,8 +202,33 @@ def test_a_general_model_warns_outside_its_ranges_and_refuses_a_layout_it_cannot
                               for o in game.variants)
 
 
-def test_a_general_run_refuses_a_warm_start(tmp_path, capsys):
-    config = tiny_config(tmp_path, SOLO.id, warm_games=8)
-    assert train(SOLO.id, "--general", "--config", config, "--steps", 256, "--out", tmp_path / "x") == 2
-    assert "a rule-general run ([variants] ranges) has no warm start" in capsys.readouterr().err
-    assert not (tmp_path / "x").exists()
+@pytest.mark.parametrize("game", GAMES, ids=lambda g: g.id)
+def test_a_general_warm_start_plays_its_teacher_under_variants_block_by_block(game):
+    from train.learn.warm_start import VARIANT_GAMES, joined, teacher_chunk
+
+    config = load_config(game.id, general=True)
+    warm = dataclasses.replace(config.warm_start, teacher="heuristic", opponent="" if game.solo else "random")
+    space = space_of(game)
+    inputs = Inputs.make(game.id, space.base, mask=True, prior=game.prior, variants=space).to_dict()
+    games = VARIANT_GAMES + 4
+    whole = teacher_chunk(game.id, space.base, warm, inputs, 5, 0.99, 0, games)
+    parts = joined([teacher_chunk(game.id, space.base, warm, inputs, 5, 0.99, a, b - a) for a, b in ((0, 7), (7, games))])
+    a, b = np.argsort(whole["games"], kind="stable"), np.argsort(parts["games"], kind="stable")
+    for key in whole:  # the same decisions, game by game, however the games are chunked
+        assert np.array_equal(whole[key][a], parts[key][b]), key
+    family = game.make_core(space.family)
+    assert whole["masks"].shape[1] == family.n_actions
+    assert whole["masks"][np.arange(len(whole["actions"])), whole["actions"]].all()
+    features = whole["inputs"][:, family.obs_size:family.obs_size + space.size].astype(np.float32)
+    first = whole["games"] < VARIANT_GAMES  # two variants: their rule features differ
+    assert len({tuple(r) for r in features[first]}) == 1 and len({tuple(r) for r in features[~first]}) == 1
+    assert not np.array_equal(features[first][0], features[~first][0])
+
+
+def test_a_general_run_with_a_warm_start_clones_its_teacher_over_variants(tmp_path):
+    config = tiny_config(tmp_path, SOLO.id, warm_games=20)
+    config.write_text(config.read_text().replace("min_eval_games = 16", "min_eval_games = 16\nmin_teacher_games = 1"))
+    out = tmp_path / "run"
+    assert train(SOLO.id, "--general", "--config", config, "--steps", 1024, "--out", out) == 0
+    sidecar = json.loads((out / "best.json").read_text())
+    assert sidecar["warm_start"]["games"] == 20 and sidecar["inputs"]["variants"]
