@@ -34,7 +34,7 @@ import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 from agents.base import Agent, Knob
-from agents.layout import layout_of  # noqa: F401  (part of this module's interface)
+from agents.layout import layout_of
 
 #: The models shipped with the package: ``<game>.zip`` (solo games) or ``<game>-<n>p.zip``, each with its sidecar.
 MODELS = Path(__file__).parent / "models"

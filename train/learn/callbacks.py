@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import csv
 
-import numpy as np
-
 from stable_baselines3.common.callbacks import BaseCallback
 from tqdm.auto import tqdm
 
@@ -59,8 +57,8 @@ class RunCallbacks(BaseCallback):
         self.rollout_steps = self.num_timesteps
         every = run.config.variants.resample_every
         if hasattr(self.venv, "resample") and self.updates and self.updates % every == 0:  # a rule-general run
-            self.model._last_obs = self.venv.resample(self.updates // every)
-            self.model._last_episode_starts = np.ones(self.venv.num_envs, bool)
+            self.model._last_obs, rows = self.venv.resample(self.updates // every)
+            self.model._last_episode_starts[rows] = True  # one group of games starts a new variant
             self.league = self.venv.league
         if self.league is not None and self.updates and self.updates % self.league.snapshot_every == 0:
             self.league.add_snapshot(self.model.policy, self.num_timesteps)

@@ -184,7 +184,7 @@ class VariantsConfig:
         "meaning": "option -> [lo, hi] (integers; each item of an integer list) or the values it takes (on/off, "
                    "choices); empty: one rules set, no general model", "allowed": None})
     groups: int = knob(16, "variants in play at once (num_envs games shared among them)", at_least(1))
-    resample_every: int = knob(4, "PPO updates between new draws of the variants", at_least(1))
+    resample_every: int = knob(4, "PPO updates between replacing one group's variant (in turn)", at_least(1))
     eval_variants: int = knob(4, "variants each evaluation plays besides the run's rules (the same every time)",
                               at_least(0))
 

@@ -3,10 +3,12 @@
 
 :class:`VariantsEnv` is one SB3 ``VecEnv`` of ``num_envs`` games in ``groups`` groups, each group a
 learner env (``train.learn.model.learner_env``) of its own variant, as the general policy reads it
-(the family layout, the rule features). Every ``resample_every`` PPO updates the callbacks draw new
-variants (:meth:`VariantsEnv.resample`: draw ``r`` of group ``g`` is variant ``r·groups + g`` of the
-space under the run's seed, a pure function of them) and the games start afresh. In a multi-player
-game each group has its own league (:class:`Leagues` fans the run's league calls out to them).
+(the family layout, the rule features). Group g starts with variant g of the space under the run's
+seed; every ``resample_every`` PPO updates the callbacks replace one group, in turn
+(:meth:`VariantsEnv.resample`: replacement r ≥ 1 gives group (r − 1) mod groups variant groups + r − 1,
+a pure function of the seed and r), whose games start afresh while the others play on — so a group
+lives groups × resample_every updates and long games reach their end. In a multi-player game each
+group has its own league (:class:`Leagues` fans the run's league calls out to them).
 """
 
 from __future__ import annotations
@@ -65,9 +67,13 @@ class VariantsEnv(VecEnv):
         super().__init__(num_envs, gymnasium.spaces.Box(0.0, 1.0, (size,), np.float32),
                          gymnasium.spaces.Discrete(space.embedding(space.family).n_actions))
         self.env_seconds_before = 0.0
-        self.draws = 0
         self.league = None
-        self._build(0)
+        self.variants: list = [None] * len(self.sizes)
+        self.envs: list = [None] * len(self.sizes)
+        self.leagues: list = [None] * len(self.sizes)
+        for g in range(len(self.sizes)):
+            self._build(g, g)
+        self.last = np.zeros((num_envs, size), np.float32)
 
     @property
     def inputs(self):
@@ -79,36 +85,38 @@ class VariantsEnv(VecEnv):
         """Seconds spent stepping the games and building the policy's inputs (every draw so far)."""
         return self.env_seconds_before + sum(e.env_seconds for e in self.envs)
 
-    def _build(self, draw: int) -> None:
-        """The groups of draw ``draw``: their variants, games (and leagues)."""
+    def _build(self, g: int, variant: int) -> None:
+        """Group ``g`` plays ``variant`` of the space: its rules, games (and league, which starts with the
+        snapshots of the learner that another group's league holds)."""
         from train.learn.league import League
         from train.learn.model import learner_env
 
         run, game = self.run, self.run.game
-        self.variants = [self.space.draw(self.seed_, draw * len(self.sizes) + g) for g in range(len(self.sizes))]
-        self.envs, leagues = [], []
-        for g, (rules, n) in enumerate(zip(self.variants, self.sizes)):
-            inputs = run.inputs.for_rules(game.id, rules)
-            options = {}
-            if run.config.league is not None and not game.solo:
-                league = League(game, rules, run.config.league, run.seed, inputs)
-                leagues.append(league)
-                options = {"opponents": league.opponents, "assign": league.assign}
-            seed = int(np.random.SeedSequence([self.seed_, draw, g]).generate_state(2, np.uint64)[0] % 2**63)
-            self.envs.append(learner_env(game.make_sb3(n, rules=rules, seed=seed, **options), inputs))
-        if leagues:
-            previous = self.league
-            self.league = Leagues(leagues, self.slices)
-            if previous is not None:  # the new leagues start with the latest snapshots of the learner
-                for member in [m for m in previous.leagues[0].members if m.kind == "self" and m.active]:
-                    self.league.add_snapshot(member.policy, int(member.name.split("@")[1]))
-        self.draws = draw
+        rules = self.variants[g] = self.space.draw(self.seed_, variant)
+        inputs = run.inputs.for_rules(game.id, rules)
+        options = {}
+        if run.config.league is not None and not game.solo:
+            league = self.leagues[g] = League(game, rules, run.config.league, run.seed, inputs)
+            options = {"opponents": league.opponents, "assign": league.assign}
+            other = next((x for x in self.leagues if x is not None and x is not league), None)
+            for member in [] if other is None else [m for m in other.members if m.kind == "self" and m.active]:
+                league.add_snapshot(member.policy, int(member.name.split("@")[1]))
+            self.league = Leagues(self.leagues, self.slices) if all(x is not None for x in self.leagues) else None
+        seed = int(np.random.SeedSequence([self.seed_, variant]).generate_state(2, np.uint64)[0] % 2**63)
+        if self.envs[g] is not None:
+            self.env_seconds_before += self.envs[g].env_seconds
+        self.envs[g] = learner_env(game.make_sb3(self.sizes[g], rules=rules, seed=seed, **options), inputs)
 
-    def resample(self, draw: int) -> np.ndarray:
-        """Draw ``draw``'s variants, start their games; returns the first inputs ``float32 (num_envs, size)``."""
-        self.env_seconds_before += sum(e.env_seconds for e in self.envs)
-        self._build(draw)
-        return self.reset()
+    def resample(self, replacement: int) -> tuple[np.ndarray, slice]:
+        """Replacement ``replacement`` (≥ 1): group (r − 1) mod groups starts variant groups + r − 1.
+        Returns the policy's inputs for every game now ``float32 (num_envs, size)`` and the rows of the
+        group whose games started."""
+        groups = len(self.sizes)
+        g = (replacement - 1) % groups
+        self._build(g, groups + replacement - 1)
+        rows = self.slices[g]
+        self.last[rows] = self.envs[g].reset()
+        return self.last.copy(), rows
 
     def describe(self) -> str:
         """The variants now in play, one label each."""
@@ -117,9 +125,9 @@ class VariantsEnv(VecEnv):
     # --- the VecEnv protocol ------------------------------------------------------------------------------
 
     def reset(self) -> np.ndarray:
-        out = np.concatenate([e.reset() for e in self.envs])
+        self.last = np.concatenate([e.reset() for e in self.envs])
         self.reset_infos = [{} for _ in range(self.num_envs)]
-        return out
+        return self.last.copy()
 
     def step_async(self, actions: np.ndarray) -> None:
         actions = np.asarray(actions).reshape(self.num_envs)
@@ -131,7 +139,8 @@ class VariantsEnv(VecEnv):
         for env in self.envs:
             o, r, d, i = env.step_wait()
             obs.append(o), rewards.append(r), dones.append(d), infos.extend(i)
-        return np.concatenate(obs), np.concatenate(rewards), np.concatenate(dones), infos
+        self.last = np.concatenate(obs)
+        return self.last.copy(), np.concatenate(rewards), np.concatenate(dones), infos
 
     def action_masks(self) -> np.ndarray:
         """``bool (num_envs, A_family)``: every game's legal actions in the family layout."""

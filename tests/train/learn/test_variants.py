@@ -232,3 +232,43 @@ def test_a_general_run_with_a_warm_start_clones_its_teacher_over_variants(tmp_pa
     assert train(SOLO.id, "--general", "--config", config, "--steps", 1024, "--out", out) == 0
     sidecar = json.loads((out / "best.json").read_text())
     assert sidecar["warm_start"]["games"] == 20 and sidecar["inputs"]["variants"]
+
+
+@pytest.mark.parametrize("game", GAMES, ids=lambda g: g.id)
+def test_the_shipped_general_model_plays_variants_of_its_ranges_as_ppo_general(game):
+    from agents.ppo import read_sidecar, shipped_misfit, shipped_path
+
+    path = shipped_path(game, game.make_rules(), general=True)
+    if not path.exists():
+        pytest.skip(f"no shipped rule-general model for {game.id}")
+    space = VariantSpace.from_dict(game, read_sidecar(path)["inputs"]["variants"])
+    assert space.to_dict()["ranges"] == load_config(game.id, general=True).variants.ranges  # what general.toml says
+    for i in range(3):
+        rules = space.draw(2024, i)
+        assert shipped_misfit(rules, general=True) is None
+        agent = make_agent(game.id, "ppo:general", rules)
+        core = game.make_core(rules)
+        state = core.init(np.arange(16, dtype=np.uint64))
+        masks = core.legal_mask(state)
+        assert masks[np.arange(16), agent.act(core.observe(state), masks)].all()
+
+
+@pytest.mark.parametrize("game", GAMES, ids=lambda g: g.id)
+def test_variants_are_replaced_one_group_at_a_time_and_the_others_play_on(game, tmp_path):
+    from train.learn.budget import Budget
+    from train.learn.run import make_envs, new_run
+
+    config = load_config(game.id, general=True).replace("train", num_envs=12).replace("variants", groups=3)
+    config = config.replace("policy", init="")
+    run = new_run(game.id, game.make_rules(), config, tmp_path / "run", Budget(steps=16))
+    venv, league = make_envs(run)
+    first = venv.reset()
+    before = list(venv.variants)
+    assert before == [run.space.draw(venv.seed_, g) for g in range(3)]
+    stepped, *_ = venv.step(np.array([np.flatnonzero(m)[0] for m in venv.action_masks()]))
+    obs, rows = venv.resample(2)  # the second replacement: group 1 starts variant 3 + 2 − 1
+    assert rows == venv.slices[1] and venv.variants[1] == run.space.draw(venv.seed_, 4)
+    assert venv.variants[0] == before[0] and venv.variants[2] == before[2]
+    others = np.r_[0:4, 8:12]
+    assert np.array_equal(obs[others], stepped[others]) and obs.shape == first.shape
+    assert (league is None) == game.solo and (game.solo or venv.league.leagues[1].rules == venv.variants[1])
