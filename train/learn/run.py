@@ -280,7 +280,7 @@ def make_envs(run: Run):
 
         venv = VariantsEnv(run, space, run.config.train.num_envs, env_seed)
         run.say(f"rule-general: {space.describe()} (the rest as {run.rules.label()}); "
-                f"{len(venv.sizes)} variants at a time, new ones every {run.config.variants.resample_every} updates")
+                f"{len(venv.sizes)} variants at a time, one replaced every {run.config.variants.resample_every} updates")
         return venv, venv.league
     league, options = None, {}
     if run.config.league is not None and not run.game.solo:
