@@ -21,9 +21,11 @@ confirmation exactly. With ``--backend ray`` the trials' games run as Ray tasks 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import math
 import re
+import signal
 
 import envs
 from train.judge import compare
@@ -160,6 +162,48 @@ def add_parser(sub) -> None:
     p.set_defaults(func=main)
 
 
+@contextlib.contextmanager
+def stops_between_trials(study, stopped: list):
+    """Ctrl-C or SIGTERM while Optuna records a trial (outside the objective) would break its
+    bookkeeping (it then raises an ``UnboundLocalError`` of its own): in there, the exception the
+    signal's own handler raises ends the study after the trial instead (``stopped`` keeps it, raised
+    after ``optimize``); inside the objective it is raised at once, as everywhere. Only signals with a
+    Python handler (``aerodeck``'s SIGTERM, Python's Ctrl-C), only in the main thread."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    previous = {sig: handler for sig, handler in previous.items() if callable(handler)}
+
+    def handle(signum, frame):
+        try:
+            previous[signum](signum, frame)
+        except KeyboardInterrupt as stop:
+            if _in_objective(frame):
+                raise
+            stopped.append(stop)
+            study.stop()
+
+    for sig in previous:
+        signal.signal(sig, handle)
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _in_objective(frame) -> bool:
+    """Whether ``frame`` (where a signal arrived) runs inside this module's objective (``run``/``measure``)."""
+    while frame is not None:
+        if frame.f_code.co_filename == __file__ and frame.f_code.co_name in ("run", "measure"):
+            return True
+        frame = frame.f_back
+    return False
+
+
 def search(question: compare.Question, params: list[Param], target: Goal, keeps: list[Goal], trials: int,
            trial_games: int, backend, chunk: int, progress: bool) -> tuple[object, list[dict]]:
     """Run the Optuna search; the best rules object and every trial (params, value, metrics measured)."""
@@ -208,7 +252,8 @@ def search(question: compare.Question, params: list[Param], target: Goal, keeps:
         return seen[rules]["loss"]
 
     study = optuna.create_study(direction="minimize", sampler=optuna.samplers.TPESampler(seed=question.seed % 2**32))
-    study.optimize(run, n_trials=trials)
+    with stops_between_trials(study, stopped):
+        study.optimize(run, n_trials=trials)
     bar.close()
     if stopped:
         raise stopped[0]
