@@ -230,9 +230,15 @@ def test_a_run_stopped_by_sigint_continues_to_its_original_total_with_the_printe
             signal.raise_signal(signal.SIGINT)  # Ctrl-C, as a user would
 
     monkeypatch.setattr(MaskablePPO, "train", update_then_ctrl_c)
+    # Ctrl-C as Python answers it by default, whatever an earlier test in this process left installed
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     config = tiny_config(tmp_path, SOLO.id)
     out = tmp_path / "run"
-    assert train(SOLO.id, "--steps", 1024, "--config", config, "--out", out) == 130
+    try:
+        assert train(SOLO.id, "--steps", 1024, "--config", config, "--out", out) == 130
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert len(updates) == 2
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert json.loads((out / "last.json").read_text())["steps"] == updates[1] < 1024
     command = re.search(r"continue with: (.*)$", err).group(1)
