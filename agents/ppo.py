@@ -196,19 +196,29 @@ class Inputs:
         return np.asarray(actions, np.int64) if self.embedding is None else self.embedding.actions(actions)
 
 
+def _forward(policy, inputs: np.ndarray, head, width: int) -> np.ndarray:
+    """``float32 (B, width)``: ``head(policy, x)`` of every row of ``inputs``, one forward pass per
+    :data:`CHUNK` rows, without gradients."""
+    out = np.empty((len(inputs), width), np.float32)
+    with torch.no_grad():
+        for start in range(0, len(inputs), CHUNK):
+            x = torch.as_tensor(inputs[start:start + CHUNK], dtype=torch.float32, device=policy.device)
+            out[start:start + CHUNK] = head(policy, x).cpu().numpy()
+    return out
+
+
+def _actor(policy, x):
+    features = policy.extract_features(x, policy.pi_features_extractor)
+    if isinstance(features, tuple):  # features extractor not shared: (actor's, critic's)
+        features = features[0]
+    return policy.action_net(policy.mlp_extractor.forward_actor(features))
+
+
 def masked_logits(policy, inputs: np.ndarray, masks: np.ndarray) -> np.ndarray:
     """``float32 (B, A)``: the policy's action logits for ``inputs`` (what it reads, ``(B, ·)``, see
     :class:`Inputs`), ``-inf`` where ``masks`` (``bool (B, A)``) is False. One forward pass per
     :data:`CHUNK` rows."""
-    out = np.empty(masks.shape, np.float32)
-    with torch.no_grad():
-        for start in range(0, len(inputs), CHUNK):
-            rows = slice(start, start + CHUNK)
-            x = torch.as_tensor(inputs[rows], dtype=torch.float32, device=policy.device)
-            features = policy.extract_features(x, policy.pi_features_extractor)
-            if isinstance(features, tuple):  # features extractor not shared: (actor's, critic's)
-                features = features[0]
-            out[rows] = policy.action_net(policy.mlp_extractor.forward_actor(features)).cpu().numpy()
+    out = _forward(policy, inputs, _actor, masks.shape[1])
     out[~masks] = -np.inf
     return out
 
@@ -217,12 +227,7 @@ def value_of(agent, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
     """``float64 (B,)``: the value network's estimate (the return it expects from here) of ``agent``
     (a :class:`PPOAgent`) for observations ``float32 (B, O)`` with masks ``bool (B, A)``."""
     inputs = agent.inputs(observations, np.asarray(masks, bool))
-    out = np.empty(len(inputs))
-    with torch.no_grad():
-        for start in range(0, len(inputs), CHUNK):
-            x = torch.as_tensor(inputs[start:start + CHUNK], dtype=torch.float32, device=agent.policy.device)
-            out[start:start + CHUNK] = agent.policy.predict_values(x).cpu().numpy()[:, 0]
-    return out
+    return _forward(agent.policy, inputs, lambda policy, x: policy.predict_values(x), 1)[:, 0].astype(np.float64)
 
 
 def prior_features(scores: np.ndarray, units: float, ties: str = "even") -> np.ndarray:

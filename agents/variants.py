@@ -255,11 +255,12 @@ class Embedding:
         self.obs_index = np.concatenate(index).astype(np.int64)
         self.obs_size = int(family_core.obs_size)
         where = {family_core.actions.describe(a): a for a in range(family_core.n_actions)}
-        missing = [core.actions.describe(a) for a in range(core.n_actions) if core.actions.describe(a) not in where]
+        names = [core.actions.describe(a) for a in range(core.n_actions)]
+        missing = [name for name in names if name not in where]
         if missing:
             raise ValueError(f"action {missing[0]!r} has no place in the family layout ({len(missing)} such actions)")
         #: int64 (A,): the family's index of each action.
-        self.action_index = np.array([where[core.actions.describe(a)] for a in range(core.n_actions)], np.int64)
+        self.action_index = np.array([where[name] for name in names], np.int64)
         self.n_actions = int(family_core.n_actions)
         #: int64 (A_family,): the variant's index of each family action, -1 where it has none.
         self.variant_action = np.full(self.n_actions, -1, np.int64)
