@@ -11,7 +11,11 @@ shipped model's table), all with observations and legal masks every decision:
   core at B = 4096, finished games restarted at once;
 - ``bench heuristic`` / ``bench ppo``: ``aerodeck bench``'s own play (``train.evaluate.bench.Plan``,
   in process), its games/s;
-- ``leduc_holdem_v4``: PettingZoo's classic AEC card game, random legal play (the outside yardstick).
+- ``leduc_holdem_v4``: PettingZoo's classic AEC card game, random legal play (the outside yardstick);
+- ``pgx leduc B=…``: Pgx's ``leduc_holdem`` on the CPU (JAX, one thread like every other subject:
+  ``vmap`` + ``jit``, auto-reset, observation computed by every step), random legal play, at the
+  core's batch sizes — the batched peer (the ``pgx`` extra; skipped without JAX). Each core row also
+  gets its ratio to Pgx at the same B.
 
 Every subject runs ``--seconds`` per round (a bench plays ``--bench-games`` games) and the rounds
 interleave the subjects, so each ratio compares figures taken under the same machine load: the
@@ -210,6 +214,47 @@ class Bench(Subject):
         return 0, games, elapsed
 
 
+class PgxLeduc(Subject):
+    """Pgx's ``leduc_holdem`` stepped ``batch`` games at a time with JAX on the CPU (``jit(vmap(step))``
+    with Pgx's auto-reset; the observation is part of Pgx's state, computed every step), actions drawn
+    uniformly from the legal mask inside the same compiled step."""
+
+    def __init__(self, batch: int) -> None:
+        import os
+
+        if "jax" not in sys.modules:  # one thread, as the numpy subjects and torch here run
+            os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
+        import jax
+        import jax.numpy as jnp
+        import pgx
+        from pgx.experimental import auto_reset
+
+        env = pgx.make("leduc_holdem")
+        step = jax.vmap(auto_reset(env.step, env.init))
+
+        def play(state, key):
+            pick, reset = jax.random.split(key)
+            actions = jax.random.categorical(pick, jnp.where(state.legal_action_mask, 0.0, -jnp.inf), axis=-1)
+            return step(state, actions, jax.random.split(reset, batch))
+
+        self.jax, self.batch = jax, batch
+        self.play = jax.jit(play)
+        self.key = jax.random.PRNGKey(0)
+        self.state = jax.jit(jax.vmap(env.init))(jax.random.split(self.key, batch))
+        self.state = self.play(self.state, self.key)  # compile
+
+    def run(self, seconds: float) -> tuple[int, int, float]:
+        decisions = ended = 0
+        began = time.perf_counter()
+        while time.perf_counter() - began < seconds:
+            for _ in range(10):
+                self.key, key = self.jax.random.split(self.key)
+                self.state = self.play(self.state, key)
+                ended += int(self.state.terminated.sum())  # also waits for the step
+                decisions += self.batch
+        return decisions, ended, time.perf_counter() - began
+
+
 def leduc() -> Subject:
     from pettingzoo.classic import leduc_holdem_v4
 
@@ -250,6 +295,11 @@ def subjects(games: list[str], sizes: list[int], agents: list[str], bench_games:
             except (ValueError, ImportError, OSError) as err:  # e.g. ppo without the train extra
                 skipped[f"{game} {name}"] = str(err)
     found["pettingzoo", LEDUC] = leduc()
+    for b in sizes:
+        try:
+            found["pgx", f"leduc B={b}"] = PgxLeduc(b)
+        except ImportError as err:  # the pgx extra (JAX) is not installed
+            skipped[f"pgx leduc B={b}"] = str(err)
     return found
 
 
@@ -293,6 +343,8 @@ def ratios(rates: dict, game_rates: dict, found: dict) -> dict:
             "vs_reference": median_ratio(own[game, name], ref),
             "vs_leduc": median_ratio(own[game, name], led),
         }
+        pgx = ("pgx", "leduc " + name.removeprefix("core ")) if name.startswith("core B=") else None
+        rows[f"{game} {name}"]["vs_pgx"] = median_ratio(own[game, name], own[pgx]) if pgx in own else None
     return rows
 
 
@@ -309,10 +361,11 @@ def print_table(rows: dict, title: str) -> None:
 
     table = Table(title=title)
     for column, justify in (("game", "left"), ("subject", "left"), ("rate (median)", "right"),
-                            ("unit", "left"), ("× reference", "right"), ("× leduc AEC", "right")):
+                            ("unit", "left"), ("× reference", "right"), ("× leduc AEC", "right"),
+                            ("× Pgx leduc, same B", "right")):
         table.add_column(column, justify=justify)
     for row in rows.values():
-        ratios_ = ["–" if x is None else f"{x:,.2f}" for x in (row["vs_reference"], row["vs_leduc"])]
+        ratios_ = ["–" if x is None else f"{x:,.2f}" for x in (row["vs_reference"], row["vs_leduc"], row["vs_pgx"])]
         table.add_row(row["game"], row["subject"], f"{row['rate']:,.0f}", row["unit"], *ratios_)
     Console(width=None if sys.stdout.isatty() else 120).print(table)
 

@@ -18,12 +18,17 @@ def test_the_benchmark_measures_every_subject_and_writes_its_ratios(tmp_path, ca
     result = json.loads((tmp_path / "bench" / "throughput.json").read_text())
     per_game = {"reference", "env", "core B=1", "core B=8", "heuristic B=8", "bench heuristic"}
     expected = {f"{game} {name}" for game in module.GAMES for name in per_game} | {"pettingzoo leduc_holdem_v4"}
+    expected |= {"pgx leduc B=1", "pgx leduc B=8"}  # the batched peer (the pgx extra, installed by the setup)
     assert set(result["results"]) == expected
     for row in result["results"].values():
         assert row["rate"] > 0 and row["unit"] in ("decisions/s", "games/s")
         if row["unit"] == "decisions/s":  # (a bench's games/s ratio needs a game ended in the round)
             assert row["vs_reference"] > 0 and row["vs_leduc"] > 0
     assert all(result["results"][f"{game} bench heuristic"]["unit"] == "games/s" for game in module.GAMES)
+    for game in module.GAMES:  # each core row against Pgx at its own batch size; other rows have none
+        assert result["results"][f"{game} core B=8"]["vs_pgx"] > 0
+        assert result["results"][f"{game} env"]["vs_pgx"] is None
     assert set(result["profile_ms_per_step"]) == set(module.GAMES)
     assert all({"observe", "legal_mask", "step"} <= set(result["profile_ms_per_step"][game]) for game in module.GAMES)
-    assert "× leduc AEC" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "× leduc AEC" in out and "× Pgx leduc, same B" in out
