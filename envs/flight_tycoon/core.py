@@ -4,17 +4,21 @@
 ``tests/test_contract.py``). Behaviour is that of ``reference.py`` game by game, bit for bit (same
 random streams, same observations): the differential tests hold the two together.
 
-A step plays one decision per game and then every forced step that follows (FT-16), stage by stage
-on index arrays: towers → requests → gives → landings / collisions → discards → draws → end of turn
-→ next turn (passing turns loop until every game waits for a decision or is over).
+A step plays one decision per game and then every forced step that follows (FT-16): towers →
+requests → gives → landings / collisions → discards → draws → end of turn → next turn (passing turns
+loop until the game waits for a decision or is over). The step and the observation are compiled
+(``kernel.py``: one game at a time, no pass over the batch per stage); masks, deals and checks are
+numpy on the whole batch.
 """
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from envs.common.batch import flat, restore_state, save_state
-from envs.common.bits import BELOW, kth_bit, popcount, unpack_bits, unpack_words
+from envs.common.bits import BELOW, popcount, unpack_bits, unpack_words
 from envs.common.checks import check_seeds, refuse_illegal, step_actions
 from envs.common.rng import draw_below_array, game_keys, stream_array
 from envs.flight_tycoon.actions import ActionLayout, illegal_reason
@@ -22,65 +26,20 @@ from envs.flight_tycoon.knowledge import sample_hidden
 from envs.flight_tycoon.observation import CARD_SCALE, ObservationLayout, inverse
 from envs.flight_tycoon.position import Position
 from envs.flight_tycoon.rules import (
-    ALL_CARDS, CARD_BITS, COLLIDED, DISCARD, GIVE, LANDED, MONTH_BITS, N_CARDS, N_MONTHS, N_SQUARES, OVER, PASSED,
-    PENDING, REQUEST, SQUARE_BITS, TOWER, TOWER_MEETS, FlightTycoonRules, landing_vp_table,
+    ALL_CARDS, CARD_BITS, DISCARD, GIVE, MONTH_BITS, N_CARDS, N_MONTHS, N_SQUARES, OVER, REQUEST,
+    SQUARE_BITS, TOWER, TOWER_MEETS, FlightTycoonRules, landing_vp_table,
 )
-from envs.flight_tycoon.kernel import observe_rows
-from envs.flight_tycoon.state import (
-    REC_ACTIVE, REC_DISCARD, REC_DRAW, REC_GIVE, REC_LAND, REC_OUTCOME, REC_SQUARE, REC_TARGET, State,
-)
+from envs.flight_tycoon.kernel import MONTHS_BELOW, begin_turns, observe_rows, step_games
+from envs.flight_tycoon.state import State
 
-#: ``uint16 (13,)``: tower months below m (bits 0 … m−1).
-_MONTHS_BELOW = ((1 << np.arange(N_MONTHS + 1)) - 1).astype(np.uint16)
 _MONTH_BIT = (1 << np.arange(N_MONTHS)).astype(np.uint16)
 #: (slot + 1)/48 and count/48 as scaled in the observation, index = value (0 → 0.0).
 _BY48 = np.arange(64, dtype=np.float32) * inverse(CARD_SCALE)
-_EMPTY = np.zeros(0, np.int64)
-#: A fresh turn record: nothing known yet, outcome pending (FT-13).
-_NEW_RECORD = np.full(8, -1, np.int8)
-_NEW_RECORD[REC_OUTCOME] = PENDING
-
-
-def rec_width(st: State) -> int:
-    """Columns of the turn record (flat index of column c of game b: b · width + c)."""
-    return st.record.shape[1]
 
 
 def standing(vp: np.ndarray, hand: np.ndarray) -> np.ndarray:
     """FT-12 order key from VP (…, n) and packed real hands (…, n): ``vp · 64 + real cards``, int64."""
     return vp.astype(np.int64) * 64 + popcount(hand)
-
-
-def _cat(parts: list) -> np.ndarray:
-    parts = [p for p in parts if p.size]
-    return np.concatenate(parts) if len(parts) > 1 else (parts[0] if parts else _EMPTY)
-
-
-def _merge(pairs: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
-    """Concatenate (games, cards) pairs."""
-    return _cat([g for g, _ in pairs]), _cat([c for _, c in pairs])
-
-
-def _single_bit(words: np.ndarray) -> np.ndarray:
-    """The index of the only set bit of each one-card word."""
-    return np.bitwise_count(words - np.uint64(1)).astype(np.int64)
-
-
-def _any_card(hands: np.ndarray) -> np.ndarray:
-    """``bool (k,)``: some hand of the row holds a card (``hands`` uint64 (k, n); column ORs beat ``any(1)``)."""
-    held = hands[:, 0].copy()
-    for seat in range(1, hands.shape[1]):
-        held |= hands[:, seat]
-    return held != 0
-
-
-def _in_flight(st: State, g: np.ndarray, card: np.ndarray) -> np.ndarray:
-    """``bool (k,)``: ``card`` names the tower being given (its holder is −1 while in flight)."""
-    return ((st.laid[g] == card[:, None]) & (st.tower_holder[g] < 0)).any(1)
-
-
-def _has_month(tower_months: np.ndarray, month: np.ndarray) -> np.ndarray:
-    return (tower_months >> month.astype(np.uint16)) & np.uint16(1) != 0
 
 
 class FlightTycoonCore:
@@ -205,7 +164,7 @@ class FlightTycoonCore:
             if revealed:
                 st.phase[b] = REQUEST
                 begins.append(b)
-        self._advance(st, _EMPTY, np.asarray(begins, np.int64), np.zeros((B, n), np.float32))
+        begin_turns(np.asarray(begins, np.int64), self._fields(st), np.zeros((B, n), np.float32), False)
         return st
 
     def reseed(self, state: State, seeds) -> None:
@@ -304,21 +263,15 @@ class FlightTycoonCore:
         act = actions[idx].astype(np.int64)
         if self.check_actions:
             self._check(st, idx, act)
-        phase = st.phase[idx]
-
-        def deciding(kind: int) -> tuple[np.ndarray, np.ndarray]:
-            chosen = phase == kind
-            return idx[chosen], act[chosen]
-
-        # one decision per game, then the forced steps in rule order, each stage on all its games at once
-        revealed = self._choose_tower(st, *deciding(TOWER))
-        land_g, land_c, hit_g, hit_c = self._give(st, *_merge([self._request(st, *deciding(REQUEST)), deciding(GIVE)]))
-        landed = self._land(st, land_g, land_c, rewards)
-        single, tower_only = self._collide(st, hit_g, hit_c)
-        discarded = self._discard_from_hand(st, *_merge([single, deciding(DISCARD)]))
-        drawn = self._finish_collision(st, _cat([discarded, tower_only]))
-        self._advance(st, _cat([landed, drawn]), revealed, rewards)
+        # one decision per game, then the forced steps in rule order (compiled, one game at a time)
+        step_games(idx, act, self._fields(st), self._vp_table, self._giveable, self.rules.reward == "vp",
+                   self.rules.reward == "outcome", rewards)
         return rewards
+
+    @staticmethod
+    def _fields(st: State) -> tuple:
+        """The state's arrays in ``State`` order, as the compiled step reads them."""
+        return tuple(getattr(st, f.name) for f in dataclasses.fields(st))
 
     def _check(self, st: State, idx: np.ndarray, act: np.ndarray) -> None:
         """Refuse illegal actions (``act`` in range): ``IllegalActionError`` naming the first bad game,
@@ -353,213 +306,12 @@ class FlightTycoonCore:
         a request action a request — the phase values are the kinds' indices."""
         return np.where(self.legal_mask(state), state.phase[:, None], np.int8(-1)).astype(np.int8, copy=False)
 
-    def _slot(self, st: State, g: np.ndarray, seat: np.ndarray, card: np.ndarray, tower=None) -> np.ndarray:
-        """FT-13 slot of ``card`` in the hand of ``seat``: the items sorted before it (a tower first in its month).
-
-        ``tower`` (bool (k,), optional): ``card`` is the laid-aside id naming a tower.
-        """
-        month = card >> 2
-        if tower is None:
-            below, months = card, month + 1
-        else:  # a tower's key is just before its month's first card
-            below, months = np.where(tower, month * 4, card), np.where(tower, month, month + 1)
-        at = g * self.n_players + seat
-        return (np.bitwise_count(flat(st.hand).take(at) & BELOW.take(below))
-                + np.bitwise_count(flat(st.tower_months).take(at) & _MONTHS_BELOW.take(months)))
-
-    def _choose_tower(self, st: State, g: np.ndarray, card: np.ndarray) -> np.ndarray:
-        """FT-6: lay ``card`` aside; the tower stands first within its month. Returns the games revealed."""
-        if g.size == 0:
-            return g
-        seat = st.active[g]
-        at = g * self.n_players + seat
-        flat(st.hand)[at] &= ~CARD_BITS.take(card)
-        flat(st.laid)[at] = card
-        flat(st.tower_months)[at] |= _MONTH_BIT.take(card >> 2)
-        last = seat == self.n_players - 1
-        st.active[g[~last]] += 1
-        reveal = g[last]
-        if reveal.size:  # all have chosen: the laid cards are revealed at once (FT-6, FT-13)
-            laid = np.bitwise_or.reduce(CARD_BITS[st.laid[reveal]], axis=1)
-            self._learn_all(st, reveal, laid)
-            st.active[reveal] = st.start[reveal]  # FT-7
-        return reveal
-
-    def _learn_all(self, st: State, g: np.ndarray, bits: np.ndarray) -> None:
-        """Every seat of games ``g`` can locate the cards ``bits`` (uint64 (k,)) from now on (FT-14)."""
-        flat(st.known)[(g * self.n_players)[:, None] + self._seats] |= bits[:, None]
-
-    def _request(self, st: State, g: np.ndarray, act: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """FT-8: a token onto the square; the target gives (FT-9). Returns the forced gifts (games, cards)."""
-        if g.size == 0:
-            return g, g
-        offset, square = np.divmod(act - N_CARDS, N_SQUARES)
-        active = st.active[g]
-        target = ((active + offset + 1) % self.n_players).astype(np.int8)
-        st.target[g] = target
-        st.square[g] = square
-        flat(st.tokens)[g * N_SQUARES + square] += 1
-        st.stock[g] -= 1
-        rec = st.record
-        rec[g] = _NEW_RECORD  # FT-13: the turn record starts afresh
-        rec = flat(rec)
-        at = g * rec_width(st)
-        rec[at + REC_ACTIVE] = active
-        rec[at + REC_TARGET] = target
-        rec[at + REC_SQUARE] = square
-        allowed = self._gifts(st, g)
-        forced = np.bitwise_count(allowed) == 1  # FT-16: a single allowed card is no decision
-        st.phase[g[~forced]] = GIVE
-        return g[forced], _single_bit(allowed[forced])
-
-    def _give(self, st: State, g: np.ndarray, card: np.ndarray):
-        """FT-9: the target gives ``card``; its slot is public (FT-13), the card known to both (FT-14).
-
-        Returns (games, cards) that land and (games, cards) that collide (FT-10).
-        """
-        if g.size == 0:
-            return g, g, g, g
-        n = self.n_players
-        target, active = st.target[g], st.active[g]
-        month = card >> 2
-        bit = CARD_BITS.take(card)
-        at_target, at_active = g * n + target, g * n + active
-        give = g * rec_width(st) + REC_GIVE
-        if self._giveable:
-            tower = flat(st.hand).take(at_target) & bit == 0  # the laid-aside id names a tower
-            flat(st.record)[give] = self._slot(st, g, target, card, tower)
-            gt = g[tower]
-            st.tower_months[gt, target[tower]] &= ~_MONTH_BIT[month[tower]]
-            st.tower_holder[gt, (st.laid[gt] == card[tower][:, None]).argmax(1)] = -1  # in flight
-        else:
-            flat(st.record)[give] = self._slot(st, g, target, card)
-        flat(st.hand)[at_target] &= ~bit
-        flat(st.known)[at_active] |= bit
-        hit = ((flat(st.hand).take(at_active) & MONTH_BITS.take(month) != 0)
-               | _has_month(flat(st.tower_months).take(at_active), month))  # FT-10
-        land = ~hit
-        return g[land], card[land], g[hit], card[hit]
-
-    def _land(self, st: State, g: np.ndarray, card: np.ndarray, rewards: np.ndarray) -> np.ndarray:
-        """FT-10 landing at the sorted place; FT-11 VP for the active player."""
-        if g.size == 0:
-            return g
-        active = st.active[g]
-        if self._giveable:
-            tower = _in_flight(st, g, card)
-            gt = g[tower]
-            st.tower_months[gt, active[tower]] |= _MONTH_BIT[card[tower] >> 2]
-            st.tower_holder[gt, (st.laid[gt] == card[tower][:, None]).argmax(1)] = active[tower]
-            real = ~tower
-            st.hand[g[real], active[real]] |= CARD_BITS[card[real]]
-            st.record[g, REC_LAND] = self._slot(st, g, active, card, tower)
-        else:
-            flat(st.hand)[g * self.n_players + active] |= CARD_BITS.take(card)
-            st.record[g, REC_LAND] = self._slot(st, g, active, card)
-        at = g * rec_width(st)
-        flat(st.record)[at + REC_OUTCOME] = LANDED
-        square = st.square[g].astype(np.int64)
-        on_square = flat(st.tokens).take(g * N_SQUARES + square)
-        gain = flat(self._vp_table).take(square * self._vp_table.shape[1] + on_square)
-        flat(st.vp)[g * self.n_players + active] += gain
-        if self.rules.reward == "vp":  # FT-15
-            rewards[g, active] += gain
-        return g
-
-    def _collide(self, st: State, g: np.ndarray, card: np.ndarray):
-        """FT-10: the received card is discarded face up with one real card of its month from the hand.
-
-        Returns (games, card) whose single matching card is discarded now, and the games where only a
-        tower matched (the received card alone is discarded); games with several matches wait for the
-        active player's discard choice (FT-16d).
-        """
-        if g.size == 0:
-            return (g, g), g
-        active = st.active[g]
-        month = card >> 2
-        bit = CARD_BITS[card]
-        if self._giveable:  # a received tower is simply out of play, not a discarded card
-            bit = np.where(_in_flight(st, g, card), np.uint64(0), bit)
-        st.discard[g] |= bit
-        self._learn_all(st, g, bit)
-        st.received[g] = card
-        flat(st.record)[g * rec_width(st) + REC_OUTCOME] = COLLIDED
-        same = flat(st.hand).take(g * self.n_players + active) & MONTH_BITS.take(month)
-        matches = np.bitwise_count(same)
-        st.phase[g[matches >= 2]] = DISCARD
-        one = matches == 1
-        return (g[one], _single_bit(same[one])), g[matches == 0]
-
-    def _discard_from_hand(self, st: State, g: np.ndarray, card: np.ndarray) -> np.ndarray:
-        """FT-10: a real card of the colliding month leaves the active player's hand, face up."""
-        if g.size == 0:
-            return g
-        active = st.active[g]
-        bit = CARD_BITS.take(card)
-        flat(st.record)[g * rec_width(st) + REC_DISCARD] = self._slot(st, g, active, card)
-        flat(st.hand)[g * self.n_players + active] &= ~bit
-        st.discard[g] |= bit
-        self._learn_all(st, g, bit)
-        return g
-
-    def _finish_collision(self, st: State, g: np.ndarray) -> np.ndarray:
-        """FT-10: the token goes back to the stock; the active player draws (nothing from an empty deck)."""
-        if g.size == 0:
-            return g
-        flat(st.tokens)[g * N_SQUARES + st.square[g]] -= 1
-        st.stock[g] += 1
-        d = g[st.deck[g] != 0]
-        if d.size:
-            value = stream_array(st.key[d], st.counter[d])
-            st.counter[d] += 1
-            deck = st.deck[d]
-            card = kth_bit(deck, draw_below_array(value, popcount(deck)))
-            bit = CARD_BITS.take(card)
-            active = st.active[d]
-            at = d * self.n_players + active
-            st.deck[d] = deck & ~bit
-            flat(st.hand)[at] |= bit
-            flat(st.known)[at] |= bit
-            flat(st.record)[d * rec_width(st) + REC_DRAW] = self._slot(st, d, active, card)
-        return g
-
-    def _advance(self, st: State, ends: np.ndarray, begins: np.ndarray, rewards: np.ndarray) -> None:
-        """End the turns of ``ends`` (FT-12) and begin the turns of ``begins`` (FT-8), until every game waits."""
-        n = self.n_players
-        while ends.size or begins.size:
-            if ends.size:  # FT-12: deck or stock empty, or no real card anywhere
-                over = (st.deck[ends] == 0) | (st.stock[ends] == 0) | ~_any_card(np.take(st.hand, ends, axis=0))
-                self._finish(st, ends[over], rewards)
-                nxt = ends[~over]
-                st.active[nxt] = (st.active[nxt] + 1) % n  # FT-7: clockwise
-                begins = np.concatenate([begins, nxt]) if begins.size else nxt
-            others = np.take(st.hand, begins, axis=0)
-            others[np.arange(begins.size), st.active[begins]] = 0
-            can = _any_card(others)
-            st.phase[begins[can]] = REQUEST
-            ends = begins[~can]  # FT-8: nobody else holds a real card — the turn passes
-            if ends.size:
-                st.record[ends] = -1
-                st.record[ends, REC_ACTIVE] = st.active[ends]
-                st.record[ends, REC_OUTCOME] = PASSED
-            begins = _EMPTY
 
     def standings(self, state: State) -> np.ndarray:
         """``int64 (B, n)``: each seat's FT-12 finishing key — VP, then real cards in hand; higher is
         better and equal keys share the win (meaningful once a game is over)."""
         return standing(state.vp, state.hand)
 
-    def _finish(self, st: State, g: np.ndarray, rewards: np.ndarray) -> None:
-        """FT-12: highest VP wins, then more real cards, else a shared win; FT-15 outcome rewards."""
-        if g.size == 0:
-            return
-        st.phase[g] = OVER
-        st.done[g] = True
-        score = standing(st.vp[g], st.hand[g])
-        win = score == score.max(1, keepdims=True)
-        if self.rules.reward == "outcome":
-            share = 1.0 / win.sum(1, keepdims=True)
-            rewards[g] += np.where(win, share, -1.0 / (self.n_players - 1)).astype(np.float32)
 
     # --- observation -----------------------------------------------------------------------------------
 
@@ -589,7 +341,7 @@ class FlightTycoonCore:
             raise ValueError(f"out must be a C-contiguous float32 array of shape {(k, size)}")
         observe_rows(out, games, seat, st.hand, st.known, st.discard, st.laid, st.tower_holder, st.tower_months,
                      st.vp, st.tokens, st.deck, st.stock, st.phase, st.active, st.target, st.record,
-                     self._kernel_offsets, self._giveable, self._per_vp, self._per_token, _BY48, BELOW, _MONTHS_BELOW)
+                     self._kernel_offsets, self._giveable, self._per_vp, self._per_token, _BY48, BELOW, MONTHS_BELOW)
         return out
 
     # --- search support --------------------------------------------------------------------------------
