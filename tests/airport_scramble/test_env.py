@@ -106,12 +106,14 @@ def test_reset_without_seed_is_reproducible_from_the_first_seed():
     assert np.array_equal(oa, ob)
 
 
-def test_maskable_ppo_trains_on_the_single_env():
+def test_maskable_ppo_trains_on_the_single_env(tmp_path):
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import configure
     from sb3_contrib.common.wrappers import ActionMasker
 
     env = ActionMasker(AirportScrambleEnv(grid_size=5), lambda e: e.action_masks())
     model = MaskablePPO("MlpPolicy", env, n_steps=128, batch_size=64, n_epochs=1, seed=0, verbose=0)
+    model.set_logger(configure(str(tmp_path), []))  # SB3 would make a log folder in /tmp
     model.learn(256)
     obs, info = env.reset(seed=0)
     action, _ = model.predict(obs, action_masks=info["action_mask"])

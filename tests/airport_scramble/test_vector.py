@@ -96,13 +96,15 @@ def test_sb3_vec_env_gives_terminal_observations_and_masks_through_env_method():
     assert env.env_method("action_masks", indices=[2])[0].shape == (534,)
 
 
-def test_maskable_ppo_trains_on_the_sb3_vec_env():
+def test_maskable_ppo_trains_on_the_sb3_vec_env(tmp_path):
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import configure
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 
     env = AirportScrambleSB3VecEnv(num_envs=8, seed=0, grid_size=5)
     assert is_masking_supported(env) and get_action_masks(env).shape == (8, env.action_space.n)
     model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=64, n_epochs=1, seed=0, verbose=0)
+    model.set_logger(configure(str(tmp_path), []))  # SB3 would make a log folder in /tmp
     model.learn(512)
     assert model.num_timesteps >= 256
 

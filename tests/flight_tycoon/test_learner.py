@@ -103,9 +103,10 @@ def test_bad_arguments_are_refused(kwargs, message):
         LearnerGames(**kwargs)
 
 
-def test_stable_baselines3_vecenv_with_action_masks():
+def test_stable_baselines3_vecenv_with_action_masks(tmp_path):
     pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import configure
     from sb3_contrib.common.maskable.utils import get_action_masks
 
     from envs.flight_tycoon.sb3 import FlightTycoonSB3VecEnv
@@ -114,6 +115,7 @@ def test_stable_baselines3_vecenv_with_action_masks():
     obs = venv.reset()
     assert obs.shape == (8, 353) and get_action_masks(venv).shape == (8, 96)
     model = MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=32, n_epochs=1, seed=0)
+    model.set_logger(configure(str(tmp_path), []))  # SB3 would make a log folder in /tmp
     model.learn(64)
     actions, _ = model.predict(obs, action_masks=get_action_masks(venv))
     assert get_action_masks(venv)[np.arange(8), actions].all()
