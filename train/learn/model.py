@@ -71,7 +71,8 @@ def ppo_kwargs(ppo) -> dict:
 
 def new_model(venv, config, inputs, seed: int):
     """A new MaskablePPO on ``venv`` as ``config`` (a ``Config``) says: its ``[policy]`` network (with the
-    prior's head when ``inputs`` has a prior) and its ``[ppo]`` settings."""
+    prior's head when ``inputs`` has a prior) and its ``[ppo]`` settings. ``seed`` (0 … 2**64 − 1, as
+    ``--seed``) seeds the network and PPO's sampling modulo 2**32 (what SB3's seeding takes)."""
     import torch
     from sb3_contrib import MaskablePPO
 
@@ -84,7 +85,7 @@ def new_model(venv, config, inputs, seed: int):
     if inputs.prior:
         policy_kwargs["prior_scale"] = policy.prior_scale
         policy_kwargs["learn_prior_scale"] = policy.learn_prior_scale
-    return MaskablePPO(PriorPolicy if inputs.prior else "MlpPolicy", venv, seed=seed, device="cpu",
+    return MaskablePPO(PriorPolicy if inputs.prior else "MlpPolicy", venv, seed=seed % 2**32, device="cpu",
                        policy_kwargs=policy_kwargs, **ppo_kwargs(config.ppo))
 
 

@@ -30,6 +30,7 @@ from pathlib import Path
 import envs
 from train.args import add_rules_arguments, load_rules, seed_arg
 from train.learn.budget import Budget, Clock, check_minutes, check_steps
+from train.learn import iterate
 from train.learn.config import Config, load_config
 from train.learn.run import execute, new_run, resumed_run
 
@@ -61,6 +62,11 @@ def add_parser(sub) -> None:
     p.add_argument("--out", type=Path, help="output folder (default runs/<game>-<date>-<time>)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint to its "
                    "total budget (its rules, config and seed), or --steps/--minutes more")
+    p.add_argument("--rounds", type=int, metavar="K", help="expert iteration: K rounds, each distilling the search "
+                   "guided by the previous round's best model into it, then PPO (train/learn/iterate.py; the budget "
+                   "is shared evenly; OUT/round-r/ per round)")
+    p.add_argument("--guide", metavar="MODEL.zip", help="with --rounds: the first round's guide (default: the "
+                   "config's [policy] init, else the shipped model)")
     p.add_argument("--threads", type=int, metavar="N", help="CPU threads torch uses (default: torch's own choice)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     p.set_defaults(func=main)
@@ -88,6 +94,17 @@ def main(args: argparse.Namespace) -> int:
             raise ValueError(f"{flag} must be at least 1, got {value}")
     steps = None if args.steps is None else check_steps(args.steps)
     minutes = None if args.minutes is None else check_minutes(args.minutes)
+    if args.rounds is not None and args.rounds < 1:
+        raise ValueError(f"--rounds must be at least 1, got {args.rounds}")
+    if args.guide is not None and args.rounds is None:
+        raise ValueError("--guide names the first guide of expert iteration: give --rounds K too")
+    if args.resume and args.out is not None and iterate.is_iteration(args.out):
+        if args.rounds is not None or args.guide is not None or steps is not None or minutes is not None:
+            raise ValueError("--resume continues an expert iteration with its own plan; drop --rounds/--guide/--steps/--minutes")
+        iterate.resume(args.game, args.out, progress=not args.no_progress, threads=args.threads, clock=clock)
+        return 0
+    if args.resume and args.rounds is not None:
+        raise ValueError(f"--resume: {args.out} holds no expert iteration ({iterate.PLAN}) to continue")
     common = dict(command=command_line(args), progress=not args.no_progress, threads=args.threads, clock=clock)
     if args.resume:
         if args.out is None:
@@ -102,7 +119,12 @@ def main(args: argparse.Namespace) -> int:
         if args.num_envs is not None:
             config = config.replace("train", num_envs=args.num_envs)
         total = Budget(steps=steps) if steps else Budget(minutes=minutes) if minutes else Budget(steps=config.train.steps)
-        run = new_run(game.id, load_rules(game, args.rules, args.rule_items, args.table, args.players), config, args.out,
+        rules = load_rules(game, args.rules, args.rule_items, args.table, args.players)
+        if args.rounds is not None:
+            iterate.start(game.id, rules, config, args.out, total, args.rounds, seed=0 if args.seed is None else args.seed,
+                          guide=args.guide, progress=not args.no_progress, threads=args.threads, clock=clock)
+            return 0
+        run = new_run(game.id, rules, config, args.out,
                       total, seed=0 if args.seed is None else args.seed, **common)
     execute(run)
     return 0
@@ -121,6 +143,9 @@ def command_line(args: argparse.Namespace) -> str:
         words.append("--general")
     for item in args.rule_items:
         words += ["--rule", item]
+    for flag, value in (("--rounds", args.rounds), ("--guide", args.guide)):
+        if value is not None:
+            words += [flag, str(value)]
     if args.resume:
         words.append("--resume")
     return " ".join(shlex.quote(w) for w in words)
