@@ -21,6 +21,7 @@ OUT --resume`` continues the round under way to its total, then plays the rounds
 from __future__ import annotations
 
 import csv
+import datetime
 import json
 import shlex
 import sys
@@ -52,10 +53,11 @@ def start(game_id: str, rules, config: Config, out: Path | None, total: Budget, 
     guide = guide or config.policy.init or str(_shipped(game, rules, config))
     if not Path(guide).is_file():
         raise ValueError(f"the first guide {guide!r} is not a model file: give --guide MODEL.zip")
-    _teacher(config.warm_start.teacher, guide, game.id)  # refuse a teacher that cannot be guided, before writing
-    if config.warm_start.games == 0:
-        raise ValueError("expert iteration distils the guided search: [warm_start] games must be above 0")
-    out = Path(out) if out is not None else Path("runs") / f"{game.id}-iterate"
+    _teacher(config.warm_start.teacher, guide)  # refuse a teacher that cannot be guided, before writing
+    if config.warm_start.games == 0 or config.warm_start.decisions:
+        raise ValueError("expert iteration distils the guided search each round: [warm_start] games must be above 0 "
+                         "and [warm_start] decisions empty")
+    out = Path(out) if out is not None else Path("runs") / f"{game.id}-iterate-{datetime.datetime.now():%Y%m%d-%H%M%S}"
     check_new_out(out)
     each = Budget(steps=-(-total.steps // rounds)) if total.steps is not None else Budget(minutes=total.minutes / rounds)
     out.mkdir(parents=True, exist_ok=True)
@@ -88,7 +90,7 @@ def _play(out: Path, plan: dict, *, progress: bool = True, threads: int | None =
                 run = resumed_run(game.id, folder, None, None, command=command, progress=progress, threads=threads)
             else:  # (a round stopped before its first checkpoint left nothing: it starts afresh)
                 config = base.replace("policy", init=guide).replace(
-                    "warm_start", teacher=_teacher(base.warm_start.teacher, guide, game.id),
+                    "warm_start", teacher=_teacher(base.warm_start.teacher, guide),
                     seed=base.warm_start.seed + r - 1)
                 run = new_run(game.id, rules, config, folder, each, seed=_round_seed(plan["seed"], r),
                               command=command, progress=progress, threads=threads, clock=clock if r == 1 else None)
@@ -112,7 +114,7 @@ def _finished(out: Path) -> set[int]:
     return {int(row["round"]) for row in csv.DictReader(path.open())} if path.is_file() else set()
 
 
-def _teacher(spec: str, guide: str, game_id: str) -> str:
+def _teacher(spec: str, guide: str) -> str:
     """The config's teacher spec with ``guide=`` the model (it must be the game's search agent)."""
     from agents.registry import parse_spec
 
@@ -120,8 +122,8 @@ def _teacher(spec: str, guide: str, game_id: str) -> str:
     if name != "search":
         raise ValueError(f"expert iteration guides the search agent: [warm_start] teacher is {spec!r} "
                          f"(use e.g. teacher = \"search\")")
-    if "," in guide or ":" in Path(guide).name:
-        raise ValueError(f"the guide's path {guide!r} cannot go in an agent spec (no ',' or ':' allowed)")
+    if "," in guide:
+        raise ValueError(f"the guide's path {guide!r} cannot go in an agent spec (it holds a ',')")
     params["guide"] = guide
     return "search:" + ",".join(f"{k}={v}" for k, v in params.items())
 
