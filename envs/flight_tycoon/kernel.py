@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from envs.common import rng
 from envs.common.bits import BELOW
 from envs.flight_tycoon.rules import (
     CARD_BITS, COLLIDED, DISCARD, GIVE, LANDED, MONTH_BITS, N_CARDS, N_MONTHS, N_SQUARES, OVER, PASSED, PENDING,
@@ -126,7 +127,7 @@ def observe_rows(out, games, seats, hand, known, discard, laid, tower_holder, to
 # state's fields (``State`` order: hand, deck, discard, known, laid, tower_holder, tower_months, tokens,
 # stock, vp, phase, active, target, square, received, start, record, key, counter, done).
 
-_M1, _M2, _GAMMA = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB), np.uint64(0x9E3779B97F4A7C15)
+_M1, _M2, _GAMMA = np.uint64(rng._M1), np.uint64(rng._M2), np.uint64(rng.GAMMA)  # splitmix64's, as rng.mix
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")

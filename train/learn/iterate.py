@@ -23,7 +23,6 @@ from __future__ import annotations
 import csv
 import datetime
 import json
-import shlex
 import sys
 from pathlib import Path
 
@@ -31,7 +30,7 @@ import envs
 from envs.common import rng
 from train.learn.budget import Budget, Clock
 from train.learn.config import Config, default_config, merge
-from train.learn.run import check_new_out, execute, new_run, resumed_run
+from train.learn.run import check_new_out, execute, new_run, resume_command, resumed_run
 
 PLAN = "iterate.json"
 ROUNDS = "rounds.csv"
@@ -85,7 +84,7 @@ def _play(out: Path, plan: dict, *, progress: bool = True, threads: int | None =
     for r in range(1, plan["rounds"] + 1):
         folder = out / f"round-{r}"
         if r not in finished:
-            command = f"aerodeck train {game.id} --out {out} --resume"
+            command = resume_command(game.id, out, threads)
             if (folder / "last.zip").is_file():
                 run = resumed_run(game.id, folder, None, None, command=command, progress=progress, threads=threads)
             else:  # (a round stopped before its first checkpoint left nothing: it starts afresh)
@@ -99,8 +98,7 @@ def _play(out: Path, plan: dict, *, progress: bool = True, threads: int | None =
                 execute(run)
             except KeyboardInterrupt as stop:
                 said = str(stop).split("; continue with:")[0]
-                raise type(stop)(f"round {r} of {plan['rounds']}: {said or 'stopped'}; continue with: "
-                                 f"{_resume_command(game.id, out, threads)}") from None
+                raise type(stop)(f"round {r} of {plan['rounds']}: {said or 'stopped'}; continue with: {command}") from None
             _record(out, r, guide, folder)
         guide = str(folder / "best.zip")
     print(f"aerodeck train: expert iteration: {plan['rounds']} rounds in {out}/ ({ROUNDS}); the last round's "
@@ -140,9 +138,11 @@ def _round_seed(seed: int, r: int) -> int:
 
 
 def _record(out: Path, r: int, guide: str, folder: Path) -> None:
-    """Append round r's row to ``rounds.csv``: its guide and its best evaluation (``evaluations.csv``)."""
-    rows = list(csv.DictReader((folder / "evaluations.csv").open())) if (folder / "evaluations.csv").is_file() else []
-    best = max(rows, key=lambda row: float(row["value"]), default=None)
+    """Append round r's row to ``rounds.csv``: its guide and its best model's evaluation (``best.json``)."""
+    from agents.ppo import read_sidecar
+
+    best = read_sidecar(folder / "best.zip")
+    ev = best.get("evaluation") or {}
     path = out / ROUNDS
     new = not path.is_file()
     with path.open("a", newline="") as f:
@@ -150,10 +150,5 @@ def _record(out: Path, r: int, guide: str, folder: Path) -> None:
         if new:
             table.writerow(["round", "guide", "folder", "best_steps", "figure", "value", "low", "high",
                             "difference_to_heuristic"])
-        table.writerow([r, guide, str(folder)] + ([best["steps"], best["figure"], best["value"], best["low"],
-                                                    best["high"], best["difference_to_heuristic"]] if best else [""] * 6))
-
-
-def _resume_command(game_id: str, out: Path, threads: int | None) -> str:
-    words = ["aerodeck", "train", game_id, "--out", str(out), "--resume"] + (["--threads", str(threads)] if threads else [])
-    return " ".join(shlex.quote(w) for w in words)
+        table.writerow([r, guide, str(folder), best.get("steps", ""), ev.get("figure", ""), ev.get("value", ""),
+                        ev.get("low", ""), ev.get("high", ""), (ev.get("difference") or {}).get("value", "")])

@@ -81,9 +81,7 @@ class Run:
 
     def resume_command(self) -> str:
         """The command that continues this run to its total."""
-        words = ["aerodeck", "train", self.game.id, "--out", str(self.out), "--resume"]
-        words += ["--threads", str(self.threads)] if self.threads else []
-        return " ".join(shlex.quote(w) for w in words)
+        return resume_command(self.game.id, self.out, self.threads)
 
     def say(self, text: str) -> None:
         """Announce ``text`` (a stage, a result) on stderr."""
@@ -198,6 +196,13 @@ def fit_rollout(config: Config, session: Budget) -> tuple[Config, str]:
     fitted = config.replace("ppo", n_steps=n_steps, batch_size=min(ppo.batch_size, n_steps * envs_))
     return fitted, (f"[ppo] n_steps {ppo.n_steps} → {n_steps}, so that an update of {n_steps} × {envs_} games fits "
                     f"the {session.steps:,} steps")
+
+
+def resume_command(game_id: str, out: Path, threads: int | None = None) -> str:
+    """``aerodeck train GAME --out OUT --resume [--threads N]``: what continues the job in ``out``."""
+    words = ["aerodeck", "train", game_id, "--out", str(out), "--resume"]
+    words += ["--threads", str(threads)] if threads else []
+    return " ".join(shlex.quote(w) for w in words)
 
 
 def check_new_out(out: Path) -> None:

@@ -94,8 +94,6 @@ def main(args: argparse.Namespace) -> int:
             raise ValueError(f"{flag} must be at least 1, got {value}")
     steps = None if args.steps is None else check_steps(args.steps)
     minutes = None if args.minutes is None else check_minutes(args.minutes)
-    if args.rounds is not None and args.rounds < 1:
-        raise ValueError(f"--rounds must be at least 1, got {args.rounds}")
     if args.guide is not None and args.rounds is None:
         raise ValueError("--guide names the first guide of expert iteration: give --rounds K too")
     if args.resume and args.out is not None and iterate.is_iteration(args.out):
