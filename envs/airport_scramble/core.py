@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from envs.airport_scramble.actions import KINDS, STOP_EARLY, explain_illegal
+from envs.airport_scramble.kernel import legal_rows, observe_rows
 from envs.airport_scramble.lines import choosable_lines, line_cells
-from envs.airport_scramble.observation import scaled
 from envs.airport_scramble.position import LINE_CHOICE, TURN_ACTION, Position
 from envs.airport_scramble.rules import AirportScrambleRules
 from envs.airport_scramble.state import State
@@ -29,16 +29,6 @@ def _enumerate(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(row, j)``, int64, one entry per item of ``counts[row]`` items: j = 0 .. counts[row] - 1, row by row."""
     row = np.repeat(np.arange(len(counts)), counts)
     return row, np.arange(len(row)) - np.repeat(np.cumsum(counts) - counts, counts)
-
-
-def _rows_of(mask: np.ndarray) -> tuple[np.ndarray | None, int]:
-    """``(flat, stride)``: a 1-D view of a 2-D ``bool`` array whose rows may be padded (``mask[i, j]``
-    is ``flat[i * stride + j]``), or ``(None, 0)`` if its elements are not adjacent within a row."""
-    if mask.ndim != 2 or mask.strides[1] != 1 or mask.strides[0] < mask.shape[1] or not mask.flags.writeable:
-        return None, 0
-    n, stride = mask.shape[0], mask.strides[0]
-    size = (n - 1) * stride + mask.shape[1] if n else 0
-    return np.lib.stride_tricks.as_strided(mask, shape=(size,), strides=(1,)), stride
 
 
 def occupancy_bits(grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -74,8 +64,20 @@ class AirportScrambleCore:
         # The tables, read as the core's own attributes (one attribute lookup each in the hot path).
         self.tables = tables(rules)
         vars(self).update(vars(self.tables))
-        self._cache: dict = {}  # small per-batch-size tables (see _steps, _rows_of)
+        self._cache: dict = {}  # small per-batch-size tables (see _steps)
         self.start = self._start_tables()
+        at, lay, L = self.obs_start, self.observation, self.actions
+        #: What ``kernel.observe_rows`` and ``kernel.legal_rows`` read besides the state (their docstrings).
+        self._observe_tables = (
+            np.array([at[name] for name in ("cell_hv", "plane", "slot_hv", "origin_hv", "die", "deck", "card_place",
+                                            "ticket_deck")], np.int64),
+            np.array([lay.die_scale, rules.action_points, self.N, self.T, self.place_scale, 1], np.float32),
+            self.hv_values.view(np.float32).reshape(-1, 2), self.ticket_hv.view(np.float32).reshape(self.T + 1, 4),
+            self.ticket_cards, self.ticket_code_offset, self.ticket_one_hot)
+        self._legal_tables = (
+            self.cell_row, self.cell_col, self.run_before, self.run_after, self.fly_table, self.slot_misfit,
+            self.replace_table, np.array([L.play_offset, L.replace_offset, L.line_offset, L.wait, self.G,
+                                          rules.stop_early_cost, rules.replace_cost, rules.allow_wait], np.int64))
 
     def _start_tables(self) -> State:
         """AS-6 by first ticket t (row t): the table before slots 1..F-1 are drawn.
@@ -373,16 +375,6 @@ class AirportScrambleCore:
         np.take(self.run_before, in_row + col, out=reach[:, 3])
         return reach.astype(np.intp)
 
-    def _rows_of(self, mask: np.ndarray) -> tuple[np.ndarray | None, int]:
-        """:func:`_rows_of`; for a padded mask (a view) the view is kept for the next call, which
-        usually passes the same buffer (building it costs more than a small step's work)."""
-        if mask.flags.c_contiguous:
-            return mask.reshape(-1), mask.shape[1]
-        last = self._cache.get("rows_of")
-        if last is None or last[0] is not mask:
-            last = self._cache["rows_of"] = (mask, *_rows_of(mask))
-        return last[1], last[2]
-
     def _steps(self, B: int, step: int) -> np.ndarray:
         """``int64 (B,)``: 0, step, 2 step, ... (row offsets for flat indices; cached, read-only)."""
         key = ("steps", B, step)
@@ -393,118 +385,32 @@ class AirportScrambleCore:
         return steps
 
     def legal_mask(self, state: State, out: np.ndarray | None = None) -> np.ndarray:
-        """``bool (B, n_actions)``: the legal actions of each game's decision now (none if done).
+        """``bool (B, n_actions)``: the legal actions of each game's decision now (none if done;
+        ``kernel.legal_rows``).
 
         ``out``: optional preallocated ``bool (B, n_actions)`` array (it may be a view) to write into.
         """
-        s, L, G2, F = state, self.actions, self.G2, self.F
-        B = s.batch_size
-        mask = np.empty((B, self.n_actions), bool) if out is None else out
-        games = self._steps(B, 1)
-        # AS-8 fly: k <= reach; the full reach costs 1, stopping early 1 + stop_early_cost.
-        row = self._reach(s, games, s.plane) * 2  # fly_table row: 2 * reach + early_ok
-        row += (s.points > self.rules.stop_early_cost)[:, None]
-        fly = mask[:, : L.n_fly].reshape(B, 4, self.G - 1)
-        np.take(self.fly_table, row, axis=0, out=fly, mode="clip")
-        mask[:, L.play_offset : L.wait] = False
-        # AS-9 play: the cell is empty, next to a card, and every neighbour's colour matches. Only the
-        # few open cells (empty, not isolated: no flag bit set) are tested against the slots' cards,
-        # found by one scan of the neighbour bits (each once; 1-D index arrays from here on).
-        nb = flat(s.nb)
-        at = np.flatnonzero(nb < ISOLATED)  # empty, not isolated (scratch cells read occupied)
-        game = at // (G2 + 1)  # (not np.divmod: several times slower than // by a scalar)
-        demand = nb[at]
-        # Slot-major (F, open cells) arrays: numpy is slow on short last axes and on fancy row indexing.
-        fits = (np.take(self.slot_misfit[s.slots.T], game, axis=1) & demand) == 0  # (F, open cells)
-        rows, stride = self._rows_of(mask)
-        if rows is None:
-            column = (L.play_offset + at - game * (G2 + 1)) + self.slot_columns  # play (slot, cell)
-            mask[np.broadcast_to(game, column.shape), column] = fits
-        else:  # play (slot, cell) of game g at g * stride + play_offset + slot * G2 + cell, cell = at - g (G2 + 1)
-            rows[(at + game * (stride - G2 - 1) + L.play_offset) + self.slot_columns] = fits
-        # (all (slot, open cell) entries, so no nonzero pass is needed)
-        # AS-10 replace: only non-empty slots, at most max_replace, the deck must hold as many.
-        row = (s.slots >= 0) @ self.slot_bits * (2 * F + 2)
-        row += np.minimum(set_size(s.deck_bits), F) * 2
-        row += s.points >= self.rules.replace_cost
-        ok = mask[:, L.replace_offset : L.line_offset]
-        np.take(self.replace_table, row, axis=0, out=ok, mode="clip")
-        # AS-11 wait: legal if allowed, or if nothing else is.
-        if self.rules.allow_wait:
-            mask[:, L.wait] = True
-        else:
-            mask[:, L.wait] = ~(fly.any(axis=(1, 2)) | mask[:, L.play_offset : L.line_offset].any(axis=1))
-        choosing = np.flatnonzero(s.phase == LINE_CHOICE)
-        if choosing.size:  # AS-15: only a line may be chosen
-            mask[choosing] = False
-            mask[choosing, L.line_offset : L.wait] = s.lines[choosing].reshape(len(choosing), -1)
-        if s.done.any():
-            mask[s.done] = False
+        s = state
+        mask = np.empty((s.batch_size, self.n_actions), bool) if out is None else out
+        legal_rows(mask, s.plane, s.row_bits, s.col_bits, s.points, s.nb, s.slots, s.deck, s.phase, s.lines, s.done,
+                   *self._legal_tables)
         return mask
 
     # --- observation --------------------------------------------------------------------------------
 
     def observe(self, state: State, seat=None, out: np.ndarray | None = None) -> np.ndarray:
-        """``float32 (B, obs_size)`` as laid out in ``ObservationLayout`` (docs/airport_scramble.md).
+        """``float32 (B, obs_size)`` as laid out in ``ObservationLayout`` (docs/airport_scramble.md;
+        ``kernel.observe_rows``).
 
         ``seat``: None or 0 (an int or integers (B,)): the one seat of this solo game.
-        ``out``: optional preallocated ``float32 (B, obs_size)`` array to write into. Reused step
-        after step, only what changed is written: the one-hot entries the previous call set in it are
-        cleared instead of zeroing their blocks — so write nothing into ``out`` between calls (copy
-        what you hand on), or pass a fresh buffer.
+        ``out``: optional preallocated ``float32 (B, obs_size)`` array (it may be a view) to write into.
         """
         if seat is not None and np.any(np.asarray(seat) != 0):
             raise ValueError(f"Airport Scramble has one seat: seat must be None or 0, got {seat!r}")
-        s, lay, G2, F = state, self.observation, self.G2, self.F
-        B = s.batch_size
-        obs = np.empty((B, self.obs_size), np.float32) if out is None else out
-        o = obs if obs.flags.c_contiguous else np.empty((B, self.obs_size), np.float32)
-        at = self.obs_start
-        ones = o.reshape(-1)
-        marked = self._cache.get("marks")
-        if out is not None and o is obs and marked is not None and marked[0] is obs:
-            ones[marked[1]] = 0  # the one-hots set last time in this buffer: every other value is rewritten
-        else:
-            for start, stop in self.one_hot_ranges:  # every other value is written in full below
-                o[:, start:stop] = 0
-        o[:, at["cell_hv"] : at["cell_hv"] + 2 * G2] = s.cell_values
-        base = self._steps(B, self.obs_size)
-        plane = base + (at["plane"] + s.plane)
-        ones[plane] = 1
-        hv = np.take(self.hv_values, s.slots.view(np.uint8).astype(np.intp))
-        o[:, at["slot_hv"] : at["slot_hv"] + 2 * F] = hv.view(np.float32)
-        # Where the ticket's origin and destination are: their one-hot columns from a table by
-        # (end, 1 + location); "no ticket" is the table's last code.
-        t = s.ticket.astype(np.intp)  # -1 (no ticket) picks the tables' last row
-        # (End-major (2, B) arrays: numpy is slow on short last axes.)
-        cards = np.take(self.ticket_cards.T, t, axis=1) + self._steps(B, self.N)
-        code = np.take(flat(s.location), cards) + self.ticket_code_offset[:, None]
-        code = np.where(t >= 0, code, self.no_ticket_code[:, None])
-        columns = np.take(self.ticket_one_hot.T, code, axis=1)  # (3, 2, B)
-        columns += base
-        ones[columns] = 1
-        if out is not None and o is obs:
-            self._cache["marks"] = (obs, np.concatenate([plane, columns.reshape(-1)]))
-        o[:, at["origin_hv"] : at["origin_hv"] + 4] = np.take(self.ticket_hv, t, axis=0).view(np.float32)
-        # die .. score, contiguous in the layout: gathered in a small array, then written in one pass
-        # over the observation's rows (a pass per value costs more than the values themselves).
-        scalars = np.empty((B, 9), np.float32)
-        scalars[:, 0] = scaled(s.die, lay.die_scale)
-        scalars[:, 1] = scaled(s.points, self.rules.action_points)
-        scalars[:, 2] = s.aboard
-        scalars[:, 3] = s.ticket >= 0
-        scalars[:, 4] = s.phase == LINE_CHOICE
-        scalars[:, 5] = s.redraw_used
-        scalars[:, 6] = scaled(set_size(s.deck_bits), self.N)
-        scalars[:, 7] = scaled(set_size(s.ticket_bits), self.T)
-        scalars[:, 8] = scaled(s.score, self.T)
-        o[:, at["die"] : at["die"] + 9] = scalars
-        o[:, at["deck"] : at["deck"] + self.N] = s.deck
-        # AS-17: where every card lies, (1 + location) / (G² + F) as the reference's ``scaled``.
-        np.divide(s.location + np.int16(1), self.place_scale, out=o[:, at["card_place"] : at["card_place"] + self.N])
-        o[:, at["ticket_deck"] : at["ticket_deck"] + self.T] = s.ticket_deck
-        if o is not obs:
-            obs[...] = o
+        s = state
+        obs = np.empty((s.batch_size, self.obs_size), np.float32) if out is None else out
+        observe_rows(obs, s.plane, s.slots, s.ticket, s.location, s.cell_values, s.die, s.points, s.aboard, s.phase,
+                     s.redraw_used, s.score, s.deck, s.ticket_deck, *self._observe_tables)
         return obs
 
     # --- playing ------------------------------------------------------------------------------------

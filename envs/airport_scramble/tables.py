@@ -34,7 +34,7 @@ class Tables:
     distances by (2 · reach + stopping early affordable), ``nearest`` int64 (G², G²) AS-15
     relocation order. Replaces (AS-10): ``replace_table`` bool (2^F (2F + 2), 2^F - 1) by (filled
     slots, min(deck, F), affordable), ``replace_slots``, ``replace_count``. Observation writes:
-    ``obs_start``, ``one_hot_ranges``, ``ticket_*``.
+    ``obs_start``, ``ticket_*``.
     """
 
     def __init__(self, rules: AirportScrambleRules) -> None:
@@ -113,7 +113,6 @@ class Tables:
             chosen = [i for i in range(F) if m >> i & 1]
             self.replace_slots[m, : len(chosen)] = chosen
         self.slot_bits = (1 << np.arange(F)).astype(np.int64)
-        self.slot_columns = (np.arange(F) * G2)[:, None]  # offset of slot s's block among the play actions
         # AS-10 legality by (filled slots bitmask, min(deck size, F), points >= replace_cost):
         filled = np.arange(2**F)[:, None, None, None]
         deck = np.arange(F + 1)[None, :, None, None]
@@ -121,19 +120,8 @@ class Tables:
         self.replace_table = (
             ((masks & ~filled) == 0) & self.replace_allowed & (self.replace_count[1:] <= deck) & affordable
         ).reshape(-1, 2**F - 1)
-        blocks = self.observation.blocks
-        self.obs_start = {name: block.start for name, block in blocks.items()}
+        self.obs_start = {name: block.start for name, block in self.observation.blocks.items()}
         at = self.obs_start
-        # observe zeroes the one-hot blocks and writes single ones; the slots' and the ticket's colours
-        # (written in full) join the zeroed ranges so that they merge into fewer, longer ones.
-        zeroed = ["plane", "origin_cell", "destination_cell", "slot_hv", "slot_origin", "slot_destination",
-                  "origin_hv", "destination_hv", "origin_place", "destination_place"]
-        ranges = sorted((blocks[name].start, blocks[name].stop) for name in zeroed)
-        self.one_hot_ranges = []  # adjacent blocks merged
-        for start, stop in ranges:
-            if self.one_hot_ranges and self.one_hot_ranges[-1][1] == start:
-                start = self.one_hot_ranges.pop()[0]
-            self.one_hot_ranges.append((start, stop))
         # Observation of the ticket's two ends (origin, destination). By ticket (row T, reached by -1:
         # no ticket): the two cards, and their (H, V) colour values as float32 pairs.
         self.ticket_cards = np.zeros((self.T + 1, 2), np.int64)
@@ -141,11 +129,10 @@ class Tables:
         self.ticket_hv = np.zeros((self.T + 1, 2), np.uint64)
         self.ticket_hv[: self.T] = self.hv_values[self.ticket_cards[: self.T]]
         # The three one-hot columns (cell, slot, place) of end e at code c = 1 + location (0 in the
-        # deck, 1 + cell in play, 1 + G² + slot face up) or ``no_ticket_code``; columns with nothing to
-        # mark point at the die column, which is written afterwards. Row e * K + c.
+        # deck, 1 + cell in play, 1 + G² + slot face up); columns with nothing to mark point at the die
+        # column, which is written afterwards. Row e * K + c.
         K = G2 + F + 2
         self.ticket_code_offset = np.array([1, K + 1])  # added to the locations of the two ends
-        self.no_ticket_code = np.array([K - 1, 2 * K - 1])
         self.ticket_one_hot = np.full((2 * K, 3), at["die"], np.int64)
         ends = [("origin_cell", "slot_origin", "origin_place"),
                 ("destination_cell", "slot_destination", "destination_place")]
