@@ -1,11 +1,12 @@
 """The batched engine: B games of Airport Scramble as numpy arrays (leading axis = game).
 
 Same behaviour as ``reference.py`` game by game (the differential test checks it after every step).
-The hot path has no Python loop over games: play legality is one AND over (B, F, G²) against
-per-cell neighbour colour bits kept up to date as cards are placed, reach is a table lookup on the
-occupancy bits of the plane's row and column, draws are the k-th remaining card by id from the
-counter-based stream (``envs/common/rng.py``), several draws of a game in one pass. The rare AS-15
-line-choice phase works on the subset of games in it; large scratch arrays are reused.
+The state keeps derived fields up to date as cards move: per-cell neighbour colour bits (a play is
+legal when one AND says the card's colours fit), the occupancy bits of each row and column (reach is
+a table lookup), both decks as bitsets (a draw is the k-th remaining card by id from the
+counter-based stream, ``envs/common/rng.py``). The observation, the legal mask and the turn actions
+are compiled, one game at a time (``kernel.py``); dealing and the rare AS-15 line choice are numpy
+on the games concerned.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.airport_scramble.actions import KINDS, STOP_EARLY, explain_illegal
-from envs.airport_scramble.kernel import legal_rows, observe_rows
+from envs.airport_scramble.kernel import draw_tickets, legal_rows, observe_rows, step_turns
 from envs.airport_scramble.lines import choosable_lines, line_cells
 from envs.airport_scramble.position import LINE_CHOICE, TURN_ACTION, Position
 from envs.airport_scramble.rules import AirportScrambleRules
@@ -23,12 +24,6 @@ from envs.common import rng
 from envs.common.batch import flat, restore_state, save_state
 from envs.common.bits import BIT, kth_member, pack_set, set_size
 from envs.common.checks import check_seeds, refuse_illegal, step_actions
-
-
-def _enumerate(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(row, j)``, int64, one entry per item of ``counts[row]`` items: j = 0 .. counts[row] - 1, row by row."""
-    row = np.repeat(np.arange(len(counts)), counts)
-    return row, np.arange(len(row)) - np.repeat(np.cumsum(counts) - counts, counts)
 
 
 def occupancy_bits(grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -78,6 +73,14 @@ class AirportScrambleCore:
             self.cell_row, self.cell_col, self.run_before, self.run_after, self.fly_table, self.slot_misfit,
             self.replace_table, np.array([L.play_offset, L.replace_offset, L.line_offset, L.wait, self.G,
                                           rules.stop_early_cost, rules.replace_cost, rules.allow_wait], np.int64))
+        preplayed = ("off", "remove_line", "redraw").index(rules.preplayed_rule)
+        self._step_tables = (
+            self.cell_row, self.cell_col, self.position_bit, self.run_before, self.run_after, self.ray, self.neighbour,
+            self.neighbour_demand, self.hv_values.view(np.float32).reshape(-1, 2), self.replace_slots,
+            self.replace_count, self.turns, self.origin, self.destination,
+            np.array([L.play_offset, L.replace_offset, L.line_offset, L.wait, self.G, rules.action_points,
+                      rules.stop_early_cost, rules.replace_cost, rules.pickup_in_flight, rules.board_on_draw,
+                      preplayed], np.int64))
 
     def _start_tables(self) -> State:
         """AS-6 by first ticket t (row t): the table before slots 1..F-1 are drawn.
@@ -284,43 +287,6 @@ class AirportScrambleCore:
 
     # --- cards moving -----------------------------------------------------------------------------
 
-    @staticmethod
-    def _draw(s: State, games: np.ndarray, counts: np.ndarray, bits: np.ndarray, present: np.ndarray):
-        """Draw ``counts[i]`` cards, one after another, from the set of game ``games[i]`` (each holding
-        enough), given both as ``bits`` ``uint64 (B, W)`` and as ``present`` ``bool (B, n)``.
-
-        Draw j of a game is the k-th remaining card by id, ``k = draw_below(stream(key, counter + j),
-        cards left)``, exactly as drawing one at a time. Returns ``(row, j, card)``, int64 arrays with
-        one entry per card drawn, game by game in draw order: ``games[row]`` drew ``card`` as its
-        draw ``j``. Removes the cards from ``bits`` and ``present``; advances the counters.
-        """
-        n, M = len(games), int(counts.max(initial=0))
-        if M <= 1:
-            row = np.arange(n) if M and counts.min() == 1 else np.flatnonzero(counts)
-            j = np.zeros(len(row), np.int64)
-        else:
-            row, j = _enumerate(counts)
-        g = games[row]
-        words = np.take(bits, games, axis=0)
-        values = rng.stream_array(s.key[g], s.counter[g] + j)
-        k = rng.draw_below_array(values, set_size(words)[row] - j)  # among the cards left then
-        for jj in range(1, M):  # -> rank among the cards before any draw (a game's draws are adjacent)
-            at = np.flatnonzero(j == jj)
-            rank = x = k[at]
-            for _ in range(jj):  # x = rank + (earlier draws at or below x): a fixed point
-                x = rank + sum(k[at - jj + i] <= x for i in range(jj))
-            k[at] = x
-        card = kth_member(np.take(words, row, axis=0), k)
-        flat(present)[g * present.shape[1] + card] = False
-        if words.shape[1] == 1:
-            left = words[:, 0]
-            np.bitwise_and.at(left, row, ~BIT[card])
-            bits[games, 0] = left
-        else:
-            bits[games] = pack_set(present[games])
-        s.counter[games] += counts
-        return row, j, card
-
     def _place(self, s: State, games, cells, cards) -> None:
         """Put ``cards`` on ``cells`` of ``games`` (int64 (n,) each, one card per game) and update the
         derived fields around them."""
@@ -439,139 +405,46 @@ class AirportScrambleCore:
                                            f"({self.actions.describe(int(a[game]))}) is illegal: "
                                            f"{self.explain_illegal(s, game, int(a[game]))}")
 
+    #: The state's fields in the order ``kernel.step_turns`` reads them.
+    _FIELDS = ("key", "counter", "grid", "plane", "slots", "deck", "ticket_deck", "ticket", "die", "points", "aboard",
+               "phase", "redraw_used", "score", "done", "nb", "location", "row_bits", "col_bits", "cell_values",
+               "deck_bits", "ticket_bits", "placed", "n_placed")
+
     def _apply(self, s: State, a: np.ndarray, rewards: np.ndarray) -> None:
         """``step`` on checked actions ``a`` (int64 (B,)), adding each game's reward to ``rewards``
-        (float32 (B,), a view of step's result)."""
-        L = self.actions
+        (float32 (B,), a view of step's result): the turn actions compiled (``kernel.step_turns``),
+        the AS-15 line choices here."""
+        fields = tuple(getattr(s, name) for name in self._FIELDS)
         live = ~s.done
-        turn = live & (s.phase == TURN_ACTION)
         choosing = np.flatnonzero(live & (s.phase == LINE_CHOICE))
-        play = np.flatnonzero(turn & (a >= L.play_offset) & (a < L.replace_offset))
-        fly = np.flatnonzero(turn & (a < L.play_offset))
-        replace = np.flatnonzero(turn & (a >= L.replace_offset) & (a < L.line_offset))
-        wait = np.flatnonzero(turn & (a == L.wait))
-        if play.size or replace.size:
-            self._play_and_replace(s, play, a[play] - L.play_offset, replace, a[replace] - L.replace_offset + 1)
-        if fly.size:
-            self._fly(s, fly, a[fly], rewards)
-        if wait.size:
-            s.points[wait] -= 1  # AS-11
+        turn = np.flatnonzero(live & (s.phase == TURN_ACTION))
+        pending = np.empty(turn.size, np.int64)
+        n = step_turns(turn, a, fields, self._step_tables, rewards, pending)
+        self._preplayed(s, pending[:n])
         if choosing.size:
-            self._remove_line(s, choosing, a[choosing] - L.line_offset)
-        ended = np.flatnonzero(turn & (s.points == 0))  # AS-7: at 0 points the turn ends
-        if ended.size:
-            self._end_turn(s, ended)
-
-    def _play_and_replace(self, s: State, play, play_rel, replace, slot_mask) -> None:
-        """AS-9 play (place, refill the slot at once, empty if the deck is) and AS-10 replace (draw
-        the replacements in slot order, then shuffle the chosen cards back), drawing in one pass."""
-        F, N, G2 = self.F, self.N, self.G2
-        slots, location = flat(s.slots), flat(s.location)
-        slot, cell = play_rel // G2, play_rel % G2
-        played_at = play * F + slot
-        self._place(s, play, cell, slots[played_at].astype(np.int64))
-        s.points[play] -= 1
-        s.points[replace] -= self.rules.replace_cost
-        refill = np.take(s.deck_bits, play, axis=0).any(axis=1)
-        # The chosen slots of a replace, in slot order (a play refills its one slot the same way).
-        chosen = np.take(self.replace_slots, slot_mask, axis=0).reshape(-1)  # (n * F,), -1 padded
-        back = np.flatnonzero(chosen >= 0)
-        back_game = replace[back // F]
-        back_at = back_game * F + chosen[back]
-        returned = slots[back_at].astype(np.int64)
-        games = np.concatenate([play, replace])
-        counts = np.concatenate([refill.astype(np.int64), self.replace_count[slot_mask]])
-        row, j, card = self._draw(s, games, counts, s.deck_bits, s.deck)
-        masks = np.concatenate([self.slot_bits[slot], slot_mask])
-        target = self.replace_slots.reshape(-1)[masks[row] * F + j]
-        game = games[row]
-        slots[game * F + target] = card
-        location[game * N + card] = G2 + target
-        slots[played_at[~refill]] = -1
-        flat(s.deck)[back_game * N + returned] = True
-        location[back_game * N + returned] = -1
-        if s.deck_bits.shape[1] == 1:
-            back = s.deck_bits[:, 0]  # a contiguous view: the bits go back in place
-            np.bitwise_or.at(back, back_game, BIT[returned])
-        else:
-            s.deck_bits[replace] = pack_set(s.deck[replace])
-
-    def _fly(self, s: State, games, actions, rewards) -> None:
-        """AS-8 and AS-12."""
-        G = self.G
-        d, k = actions // (G - 1), actions % (G - 1) + 1
-        start = s.plane[games].astype(np.int64)
-        reach = self._reach(s, games, start).reshape(-1)[np.arange(0, 4 * len(games), 4) + d]
-        s.points[games] -= np.where(k == reach, 1, 1 + self.rules.stop_early_cost).astype(np.int8)
-        s.plane[games] = self.ray.reshape(-1)[(start * 4 + d) * G + k - 1]
-        if self.rules.pickup_in_flight:
-            path = self.ray[start, d]  # (n, G) cells along the flight
-            for j in range(int(k.max())):  # the cells along the path, in order
-                on = k > j
-                self._arrive(s, games[on], path[on, j], rewards)
-        else:
-            self._arrive(s, games, s.plane[games], rewards)
-
-    def _arrive(self, s: State, games, cells, rewards) -> None:
-        """AS-12: board at the origin; with the passenger aboard, complete at the destination."""
-        t = s.ticket[games].astype(np.int64)
-        active = t >= 0
-        card = flat(s.grid)[games * self.G2 + cells]
-        board = active & ~s.aboard[games] & (card == self.origin[t])
-        complete = active & s.aboard[games] & (card == self.destination[t])
-        s.aboard[games[board]] = True
-        done = games[complete]
-        if done.size:
-            s.score[done] += 1
-            rewards[done] += 1
-            s.ticket[done] = -1  # set aside; the next is drawn at the start of the next turn
-            s.die[done] = 0
-            s.aboard[done] = False
-
-    def _end_turn(self, s: State, games) -> None:
-        """AS-13: the die goes down for an open ticket (at 0 the game is over); a new turn starts."""
-        open_ = s.ticket[games] >= 0
-        s.die[games[open_]] -= 1
-        failed = open_ & (s.die[games] == 0)
-        s.done[games[failed]] = True
-        going = games[~failed]
-        s.points[going] = self.rules.action_points
-        s.redraw_used[going] = False
-        drawing = going[s.ticket[going] < 0]
-        if drawing.size:
-            self._draw_ticket(s, drawing)
+            self._remove_line(s, choosing, a[choosing] - self.actions.line_offset)
 
     def _draw_ticket(self, s: State, games) -> None:
-        """AS-14, AS-15 and AS-12's board-on-draw for games that need a new ticket."""
-        won = s.ticket_bits[games, 0] == 0
-        s.done[games[won]] = True  # AS-14: the ticket deck is empty
-        games = games[~won]
+        """AS-14, AS-15 and AS-12's board-on-draw for ``games`` (int64 (n,)), which need a new ticket."""
+        pending = np.empty(len(games), np.int64)
+        n = draw_tickets(games, tuple(getattr(s, name) for name in self._FIELDS), self._step_tables, pending)
+        self._preplayed(s, pending[:n])
+
+    def _preplayed(self, s: State, games) -> None:
+        """AS-15 ``remove_line`` for ``games`` (int64 (n,)) that drew a pre-played ticket: the ticket goes
+        back and a line is chosen next, if one may be (else the ticket is kept); then AS-12's
+        board-on-draw for those that kept it."""
         if not games.size:
             return
-        one = np.ones(len(games), np.int64)
-        t = self._draw(s, games, one, s.ticket_bits, s.ticket_deck)[2]
-        s.ticket[games], s.die[games], s.aboard[games] = t, self.turns[t], False
-        origin, destination = s.location[games, self.origin[t]], s.location[games, self.destination[t]]
-        preplayed = (origin >= 0) & (origin < self.G2) & (destination >= 0) & (destination < self.G2)
-        rule = self.rules.preplayed_rule
-        if rule == "remove_line" and preplayed.any():
-            pre = games[preplayed]
-            lines = choosable_lines(s.grid[pre])
-            choose = lines.reshape(len(pre), -1).any(axis=1)  # else no line may be chosen: keep it
-            back = pre[choose]
-            s.ticket_deck[back, s.ticket[back]] = True
-            s.ticket_bits[back, 0] |= BIT[s.ticket[back]]
-            s.ticket[back], s.die[back], s.phase[back] = -1, 0, LINE_CHOICE
-            s.lines[back] = lines[choose]
-        elif rule == "redraw" and preplayed.any():
-            again = games[preplayed & ~s.redraw_used[games]]  # at most once per turn
-            s.ticket_deck[again, s.ticket[again]] = True
-            s.ticket_bits[again, 0] |= BIT[s.ticket[again]]
-            s.redraw_used[again] = True
-            t2 = self._draw(s, again, one[: len(again)], s.ticket_bits, s.ticket_deck)[2]
-            s.ticket[again], s.die[again] = t2, self.turns[t2]
+        lines = choosable_lines(s.grid[games])
+        choose = lines.reshape(len(games), -1).any(axis=1)
+        back = games[choose]
+        s.ticket_deck[back, s.ticket[back]] = True
+        s.ticket_bits[back, 0] |= BIT[s.ticket[back]]
+        s.ticket[back], s.die[back], s.phase[back] = -1, 0, LINE_CHOICE
+        s.lines[back] = lines[choose]
         if self.rules.board_on_draw:
-            kept = games[s.phase[games] == TURN_ACTION]
+            kept = games[~choose]
             on = s.grid.reshape(len(s.done), -1)[kept, s.plane[kept]] == self.origin[s.ticket[kept]]
             s.aboard[kept[on]] = True
 

@@ -1,15 +1,16 @@
-"""The Airport Scramble observation and legal mask, compiled: one game at a time.
+"""The Airport Scramble observation, legal mask and turn actions, compiled: one game at a time.
 
 :func:`observe_rows` writes what ``AirportScrambleCore.observe`` returns (the blocks of
-``envs.airport_scramble.observation.ObservationLayout``, AS-17) and :func:`legal_rows` what
-``AirportScrambleCore.legal_mask`` returns (AS-8 … AS-11, AS-15), game by game from the core's
-state and lookup tables (``tables.py``), with the float32 values of the numpy passes they replaced
-(every value from the same tables or the same float32 division). The differential tests against the
-reference engine hold both to the rules (``tests/airport_scramble/test_differential.py``). A numpy
-pass per block over the whole batch wrote each 4,096-game observation and mask many times; these
-write each row once (``benchmarks/throughput.py --profile``). Compiled on first use and cached
-beside this file; no reference counting (``_nrt=False``: nothing is allocated), as
-``envs/flight_tycoon/kernel.py``.
+``envs.airport_scramble.observation.ObservationLayout``, AS-17), :func:`legal_rows` what
+``AirportScrambleCore.legal_mask`` returns (AS-8 … AS-11, AS-15), and :func:`step_turns` plays the
+turn actions of a step (AS-7 … AS-14, the draws included; :func:`draw_tickets` the ticket draw
+alone), from the core's state and lookup tables (``tables.py``). They replaced numpy passes over the
+whole batch — a pass per observation block, per mask part and per stage of a step, most stages on a
+few games — and give the same values bit for bit (every float from the same tables or the same
+float32 division; the draws from ``envs.common.kernels``, which is ``envs.common.rng``). The
+differential tests against the reference engine hold them to the rules
+(``tests/airport_scramble/test_differential.py``). Compiled on first use and cached beside this file;
+no reference counting (``_nrt=False``: nothing is allocated), as ``envs/flight_tycoon/kernel.py``.
 """
 
 from __future__ import annotations
@@ -17,10 +18,27 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from envs.common.kernels import draw_below, kth_bit, popcount, stream
+
 #: The phase of an AS-15 line choice (``position.LINE_CHOICE``).
 _LINE_CHOICE = 1
 #: Neighbour-bits values below this are empty cells next to a card (``tables.ISOLATED``).
 _OPEN_BELOW = 1 << 14
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def _reach(plane, row_bits, col_bits, cell_row, cell_col, run_before, run_after, b, d):
+    """AS-8: consecutive occupied cells from the plane of game b in direction d (N, E, S, W), from the
+    occupancy bits of its row and column (``Tables.run_before`` / ``run_after``)."""
+    G = row_bits.shape[1]
+    r, c = cell_row[plane[b]], cell_col[plane[b]]
+    if d == 0:
+        return np.int64(run_before[col_bits[b, c] * G + r])
+    if d == 1:
+        return np.int64(run_after[row_bits[b, r] * G + c])
+    if d == 2:
+        return np.int64(run_after[col_bits[b, c] * G + r])
+    return np.int64(run_before[row_bits[b, r] * G + c])
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -103,20 +121,10 @@ def legal_rows(mask, plane, row_bits, col_bits, points, nb, slots, deck, phase, 
                         row[line_offset + o * G2 + r * G + c] = lines[b, o, r, c]
             continue
         # AS-8 fly: k <= reach; the full reach costs 1, stopping early 1 + stop_early_cost.
-        p = plane[b]
-        r, c = cell_row[p], cell_col[p]
-        across, down = row_bits[b, r] * G, col_bits[b, c] * G
         early = 1 if points[b] > stop_early_cost else 0
         anything = False
         for d in range(4):  # N, E, S, W
-            if d == 0:
-                reach = run_before[down + r]
-            elif d == 1:
-                reach = run_after[across + c]
-            elif d == 2:
-                reach = run_after[down + r]
-            else:
-                reach = run_before[across + c]
+            reach = _reach(plane, row_bits, col_bits, cell_row, cell_col, run_before, run_after, b, d)
             for k in range(G - 1):
                 ok = fly_table[2 * reach + early, k]
                 row[d * (G - 1) + k] = ok
@@ -145,3 +153,192 @@ def legal_rows(mask, plane, row_bits, col_bits, points, nb, slots, deck, phase, 
             anything |= ok
         # AS-11 wait: legal if allowed, or if nothing else is.
         row[wait] = allow_wait != 0 or not anything
+
+
+# --- the step ---------------------------------------------------------------------------------------------
+# One game at a time, in rule order. ``g`` bundles the state's fields (``AirportScrambleCore._FIELDS``: key,
+# counter, grid, plane, slots, deck, ticket_deck, ticket, die, points, aboard, phase, redraw_used, score,
+# done, nb, location, row_bits, col_bits, cell_values, deck_bits, ticket_bits, placed, n_placed) and ``t``
+# the tables (``AirportScrambleCore._step_tables``: cell_row, cell_col, position_bit, run_before,
+# run_after, ray, neighbour, neighbour_demand, hv_pairs, replace_slots, replace_count, turns, origin,
+# destination, and ``rule`` int64 (11,): play_offset, replace_offset, line_offset, wait, G,
+# action_points, stop_early_cost, replace_cost, pickup_in_flight, board_on_draw, the pre-played ticket
+# rule (0 off, 1 remove_line, 2 redraw)).
+
+_NOT_ISOLATED = np.uint16(~(1 << 14) & 0xFFFF)
+_OCCUPIED = np.uint16(1 << 15)
+_REMOVE_LINE, _REDRAW = 1, 2
+#: ``location`` of a replaced card until every replacement is drawn (AS-10: it cannot be drawn again at once).
+_GOING_BACK = -2
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def _draw(g, bits, present, b):
+    """Draw the next card of game b's set (``bits`` ``uint64 (B, W)`` and ``present`` ``bool (B, n)``,
+    its contents): the k-th remaining by id, ``k = draw_below(stream(key, counter), cards left)``
+    (``envs/common/rng.py``); the counter moves on."""
+    key, counter = g[0], g[1]
+    left = 0
+    for w in range(bits.shape[1]):
+        left += popcount(bits[b, w])
+    k = draw_below(stream(key[b], counter[b]), left)
+    counter[b] += 1
+    for w in range(bits.shape[1]):
+        size = popcount(bits[b, w])
+        if k < size:
+            bit = kth_bit(bits[b, w], k)
+            bits[b, w] &= ~(np.uint64(1) << np.uint64(bit))
+            card = 64 * w + bit
+            present[b, card] = False
+            return card
+        k -= size
+    return -1
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def _place(g, t, b, cell, card):
+    """Put ``card`` on ``cell`` of game b and update the derived fields around it (``core._place``)."""
+    grid, location, nb, row_bits, col_bits, cell_values, placed, n_placed = g[2], g[16], g[15], g[17], g[18], g[19], \
+        g[22], g[23]
+    cell_row, cell_col, position_bit, neighbour, neighbour_demand, hv_pairs = t[0], t[1], t[2], t[6], t[7], t[8]
+    G = grid.shape[1]
+    grid[b, cell // G, cell % G] = card
+    location[b, card] = cell
+    placed[b, n_placed[b]] = cell
+    n_placed[b] += 1
+    r, c = cell_row[cell], cell_col[cell]
+    row_bits[b, r] |= position_bit[c]
+    col_bits[b, c] |= position_bit[r]
+    cell_values[b, 2 * cell] = hv_pairs[card, 0]
+    cell_values[b, 2 * cell + 1] = hv_pairs[card, 1]
+    nb[b, cell] = nb[b, cell] & _NOT_ISOLATED | _OCCUPIED
+    for d in range(4):  # N and S neighbours see the card's V colour, E and W its H colour (off-grid: scratch cell)
+        at = neighbour[cell, d]
+        nb[b, at] = nb[b, at] & _NOT_ISOLATED | neighbour_demand[card, d]
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def _arrive(g, t, b, cell, rewards):
+    """AS-12: board at the origin; with the passenger aboard, complete at the destination."""
+    grid, ticket, die, aboard, score = g[2], g[7], g[8], g[10], g[13]
+    origin, destination = t[12], t[13]
+    k = ticket[b]
+    if k < 0:
+        return
+    G = grid.shape[1]
+    card = grid[b, cell // G, cell % G]
+    if not aboard[b]:
+        if card == origin[k]:
+            aboard[b] = True
+    elif card == destination[k]:
+        score[b] += 1
+        rewards[b] += 1
+        ticket[b], die[b], aboard[b] = -1, 0, False  # set aside; the next is drawn at the next turn's start
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def draw_tickets(games, g, t, pending):
+    """AS-14, AS-15 and AS-12's board-on-draw for each of ``games`` (``int64 (n,)``), which need a new
+    ticket; writes into ``pending`` the games whose ticket is pre-played under ``remove_line`` (whether
+    a line may be chosen is ``lines.choosable_lines``, left to the core) and returns how many."""
+    n = 0
+    for b in games:
+        if _draw_ticket(g, t, b):
+            pending[n] = b
+            n += 1
+    return n
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def _draw_ticket(g, t, b):
+    """:func:`draw_tickets` for game b; True if it is pending."""
+    grid, plane, ticket_deck, ticket, die, aboard, redraw_used, done, location, ticket_bits = \
+        g[2], g[3], g[6], g[7], g[8], g[10], g[12], g[14], g[16], g[21]
+    turns, origin, destination, rule = t[11], t[12], t[13], t[14]
+    if ticket_bits[b, 0] == 0:  # AS-14: the ticket deck is empty
+        done[b] = True
+        return False
+    k = _draw(g, ticket_bits, ticket_deck, b)
+    ticket[b], die[b], aboard[b] = k, turns[k], False
+    G2 = grid.shape[1] * grid.shape[2]
+    at_origin, at_destination = location[b, origin[k]], location[b, destination[k]]
+    if 0 <= at_origin < G2 and 0 <= at_destination < G2:  # pre-played (AS-15)
+        if rule[10] == _REMOVE_LINE:
+            return True
+        if rule[10] == _REDRAW and not redraw_used[b]:  # at most once per turn
+            ticket_deck[b, k] = True
+            ticket_bits[b, 0] |= np.uint64(1) << np.uint64(k)
+            redraw_used[b] = True
+            k = _draw(g, ticket_bits, ticket_deck, b)
+            ticket[b], die[b] = k, turns[k]
+    if rule[9]:  # board_on_draw
+        G = grid.shape[1]
+        if grid[b, plane[b] // G, plane[b] % G] == origin[k]:
+            aboard[b] = True
+    return False
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def step_turns(games, actions, g, t, rewards, pending):
+    """Play ``actions[b]`` (checked, legal) in each of ``games`` (``int64 (n,)``, unfinished, in the
+    turn-action phase): AS-8 fly, AS-9 play, AS-10 replace or AS-11 wait, then AS-7/AS-13 the end of
+    the turn at 0 points and the next ticket. ``rewards`` ``float32 (B,)`` gains each completed ticket;
+    games left pending by :func:`draw_tickets` go into ``pending``; returns how many."""
+    plane, slots, deck, ticket, die, points, redraw_used, done, location, deck_bits = \
+        g[3], g[4], g[5], g[7], g[8], g[9], g[12], g[14], g[16], g[20]
+    ray, replace_slots, replace_count, rule = t[5], t[9], t[10], t[14]
+    play_offset, replace_offset, line_offset, wait, G, action_points, stop_early_cost, replace_cost, in_flight = \
+        rule[0], rule[1], rule[2], rule[3], rule[4], rule[5], rule[6], rule[7], rule[8]
+    G2 = G * G
+    n = 0
+    for b in games:
+        a = actions[b]
+        if a < play_offset:  # AS-8 fly k cells in direction d; the full reach costs 1
+            d, k = a // (G - 1), a % (G - 1) + 1
+            start = plane[b]
+            reach = _reach(plane, g[17], g[18], t[0], t[1], t[3], t[4], b, d)
+            points[b] -= 1 if k == reach else 1 + stop_early_cost
+            plane[b] = ray[start, d, k - 1]
+            if in_flight:
+                for j in range(k):
+                    _arrive(g, t, b, ray[start, d, j], rewards)
+            else:
+                _arrive(g, t, b, plane[b], rewards)
+        elif a < replace_offset:  # AS-9 play, the slot refilled at once (empty if the deck is)
+            slot, cell = (a - play_offset) // G2, (a - play_offset) % G2
+            _place(g, t, b, cell, np.int64(slots[b, slot]))
+            points[b] -= 1
+            filled = False
+            for w in range(deck_bits.shape[1]):
+                filled |= deck_bits[b, w] != 0
+            slots[b, slot] = -1
+            if filled:
+                card = _draw(g, deck_bits, deck, b)
+                slots[b, slot], location[b, card] = card, G2 + slot
+        elif a < line_offset:  # AS-10 replace: the replacements drawn in slot order, then the cards go back
+            mask = a - replace_offset + 1
+            points[b] -= replace_cost
+            for j in range(replace_count[mask]):
+                slot = replace_slots[mask, j]
+                location[b, slots[b, slot]] = _GOING_BACK
+                card = _draw(g, deck_bits, deck, b)
+                slots[b, slot], location[b, card] = card, G2 + slot
+            for card in range(deck.shape[1]):
+                if location[b, card] == _GOING_BACK:
+                    location[b, card] = -1
+                    deck[b, card] = True
+                    deck_bits[b, card // 64] |= np.uint64(1) << np.uint64(card % 64)
+        elif a == wait:  # AS-11
+            points[b] -= 1
+        if points[b] == 0:  # AS-7, AS-13: the die goes down for an open ticket (at 0 the game is over)
+            if ticket[b] >= 0:
+                die[b] -= 1
+                if die[b] == 0:
+                    done[b] = True
+                    continue
+            points[b] = action_points
+            redraw_used[b] = False
+            if ticket[b] < 0 and _draw_ticket(g, t, b):
+                pending[n] = b
+                n += 1
+    return n

@@ -14,8 +14,8 @@ both, a step of the same 4,096 games took 0.38 ms instead of 2.5 ms (a scratch t
 :func:`step_games` plays a step's decision and the forced steps after it (FT-6 … FT-12, FT-16), game
 by game: the numpy step it replaced ran a pass over the batch for each stage (towers, requests,
 gives, landings, collisions, discards, draws, turn ends), most of them on a few games; the same
-differential tests hold it to the reference engine, random streams included (``_stream`` is
-``envs.common.rng.stream``).
+differential tests hold it to the reference engine, random streams included
+(``envs.common.kernels``).
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from envs.common import rng
 from envs.common.bits import BELOW
+from envs.common.kernels import popcount, stream
 from envs.flight_tycoon.rules import (
     CARD_BITS, COLLIDED, DISCARD, GIVE, LANDED, MONTH_BITS, N_CARDS, N_MONTHS, N_SQUARES, OVER, PASSED, PENDING,
     REQUEST, SQUARE_BITS, TOWER, TOWER_MEETS,
@@ -36,20 +36,8 @@ from envs.flight_tycoon.state import (
 
 #: ``float32 (256, 8)``: the bits of each byte, lowest first.
 _BYTE_BITS = ((np.arange(256)[:, None] >> np.arange(8)[None, :]) & 1).astype(np.float32)
-#: ``int64 (256,)``: the bits set in each byte.
-_BYTE_COUNT = _BYTE_BITS.sum(axis=1).astype(np.int64)
 #: ``uint16 (13,)``: tower months below m (bits 0 … m−1).
 MONTHS_BELOW = ((1 << np.arange(N_MONTHS + 1)) - 1).astype(np.uint16)
-
-
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
-def _popcount(word) -> int:
-    """The number of cards in the set ``word`` (a byte at a time)."""
-    word = np.uint64(word)
-    count = 0
-    for k in range(8):
-        count += _BYTE_COUNT[(word >> np.uint64(8 * k)) & np.uint64(255)]
-    return count
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
@@ -83,7 +71,7 @@ def observe_rows(out, games, seats, hand, known, discard, laid, tower_holder, to
         for t in range(n):  # FT-14: the cards of each seat that I can locate (my whole hand)
             h = (s + t) % n
             _unpack(row, o_hand + t * N_CARDS, hand[b, h] & mine)
-            row[o_size + t] = np.float32(_popcount(hand[b, h]) + _popcount(tower_months[b, h])) * by48[1]
+            row[o_size + t] = np.float32(popcount(hand[b, h]) + popcount(tower_months[b, h])) * by48[1]
             row[o_vp + t] = np.float32(vp[b, h]) * per_vp
         _unpack(row, o_discard, discard[b])
         shown = np.uint64(0)
@@ -97,16 +85,16 @@ def observe_rows(out, games, seats, hand, known, discard, laid, tower_holder, to
                 holder = tower_holder[b, i]
                 if holder < 0:
                     continue
-                slot = _popcount(hand[b, holder] & below[month * 4]) + _popcount(tower_months[b, holder] & months_below[month])
+                slot = popcount(hand[b, holder] & below[month * 4]) + popcount(tower_months[b, holder] & months_below[month])
                 at = (holder - s) % n
             else:
-                slot = _popcount(hand[b, i] & below[month * 4])
+                slot = popcount(hand[b, i] & below[month * 4])
                 at = (i - s) % n
             row[o_towers + at * N_MONTHS + month] = by48[slot + 1]
         _unpack(row, o_laid, shown)
         for q in range(N_SQUARES):
             row[o_tokens + q] = np.float32(tokens[b, q]) * per_token
-        row[o_deck] = by48[_popcount(deck[b])]
+        row[o_deck] = by48[popcount(deck[b])]
         row[o_stock] = np.float32(stock[b]) * per_token
         if phase[b] != OVER:
             row[o_decision + phase[b]] = one
@@ -127,18 +115,6 @@ def observe_rows(out, games, seats, hand, known, discard, laid, tower_holder, to
 # state's fields (``State`` order: hand, deck, discard, known, laid, tower_holder, tower_months, tokens,
 # stock, vp, phase, active, target, square, received, start, record, key, counter, done).
 
-_M1, _M2, _GAMMA = np.uint64(rng._M1), np.uint64(rng._M2), np.uint64(rng.GAMMA)  # splitmix64's, as rng.mix
-
-
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
-def _stream(key, counter):
-    """``envs.common.rng.stream``: value ``counter`` of the splitmix64 stream ``key``."""
-    z = key + np.uint64(counter + 1) * _GAMMA
-    z = (z ^ (z >> np.uint64(30))) * _M1
-    z = (z ^ (z >> np.uint64(27))) * _M2
-    return z ^ (z >> np.uint64(31))
-
-
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _kth_card(word, k):
     """The k-th (from 0) card of the set ``word`` by id."""
@@ -156,7 +132,7 @@ def _slot(g, b, seat, card, tower):
     hand, tower_months = g[0], g[6]
     month = card >> 2
     below, months = (month * 4, month) if tower else (card, month + 1)
-    return _popcount(hand[b, seat] & BELOW[below]) + _popcount(np.uint64(tower_months[b, seat] & MONTHS_BELOW[months]))
+    return popcount(hand[b, seat] & BELOW[below]) + popcount(np.uint64(tower_months[b, seat] & MONTHS_BELOW[months]))
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
@@ -213,14 +189,14 @@ def _finish(g, b, rewards, outcome):
     n = hand.shape[1]
     best, winners = np.int64(-1), 0
     for s in range(n):
-        score = np.int64(vp[b, s]) * 64 + _popcount(hand[b, s])
+        score = np.int64(vp[b, s]) * 64 + popcount(hand[b, s])
         if score > best:
             best, winners = score, 1
         elif score == best:
             winners += 1
     if outcome:
         for s in range(n):
-            won = np.int64(vp[b, s]) * 64 + _popcount(hand[b, s]) == best
+            won = np.int64(vp[b, s]) * 64 + popcount(hand[b, s]) == best
             rewards[b, s] += np.float32(1.0 / winners) if won else np.float32(-1.0 / (n - 1))
 
 
@@ -261,9 +237,9 @@ def _finish_collision(g, b):
     tokens[b, square[b]] -= 1
     stock[b] += 1
     if deck[b] != np.uint64(0):
-        value = _stream(key[b], counter[b])
+        value = stream(key[b], counter[b])
         counter[b] += 1
-        k = np.int64(((value >> np.uint64(32)) * np.uint64(_popcount(deck[b]))) >> np.uint64(32))
+        k = np.int64(((value >> np.uint64(32)) * np.uint64(popcount(deck[b]))) >> np.uint64(32))
         card = _kth_card(deck[b], k)
         bit = CARD_BITS[card]
         seat = active[b]
@@ -327,12 +303,12 @@ def _give(g, b, card, giveable, vp_table, rewards, reward_vp, outcome):
     received[b] = card
     record[b, REC_OUTCOME] = COLLIDED
     same = hand[b, seat] & MONTH_BITS[month]
-    matches = _popcount(same)
+    matches = popcount(same)
     if matches >= 2:
         phase[b] = DISCARD  # FT-16d: the active player chooses
         return
     if matches == 1:
-        _discard_from_hand(g, b, _popcount(same - np.uint64(1)))
+        _discard_from_hand(g, b, popcount(same - np.uint64(1)))
     _finish_collision(g, b)
     _advance(g, b, True, rewards, outcome)
 
@@ -376,8 +352,8 @@ def step_games(games, actions, g, vp_table, giveable, reward_vp, outcome, reward
             record[b, REC_TARGET] = target[b]
             record[b, REC_SQUARE] = sq
             allowed = _gifts(g, b, giveable)
-            if _popcount(allowed) == 1:  # FT-16: a single allowed card is no decision
-                _give(g, b, _popcount(allowed - np.uint64(1)), giveable, vp_table, rewards, reward_vp, outcome)
+            if popcount(allowed) == 1:  # FT-16: a single allowed card is no decision
+                _give(g, b, popcount(allowed - np.uint64(1)), giveable, vp_table, rewards, reward_vp, outcome)
             else:
                 phase[b] = GIVE
         elif kind == GIVE:
