@@ -4,9 +4,9 @@ Same behaviour as ``reference.py`` game by game (the differential test checks it
 The state keeps derived fields up to date as cards move: per-cell neighbour colour bits (a play is
 legal when one AND says the card's colours fit), the occupancy bits of each row and column (reach is
 a table lookup), both decks as bitsets (a draw is the k-th remaining card by id from the
-counter-based stream, ``envs/common/rng.py``). The observation, the legal mask and the turn actions
-are compiled, one game at a time (``kernel.py``); dealing and the rare AS-15 line choice are numpy
-on the games concerned.
+counter-based stream, ``envs/common/rng.py``). The observation, the legal mask, the turn actions
+and dealing are compiled, one game at a time (``kernel.py``); the rare AS-15 line choice is numpy on
+the games in it.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.airport_scramble.actions import KINDS, STOP_EARLY, explain_illegal
-from envs.airport_scramble.kernel import draw_tickets, legal_rows, observe_rows, step_turns
+from envs.airport_scramble.kernel import deal, draw_tickets, legal_rows, observe_rows, step_turns
 from envs.airport_scramble.lines import choosable_lines, line_cells
 from envs.airport_scramble.position import LINE_CHOICE, TURN_ACTION, Position
 from envs.airport_scramble.rules import AirportScrambleRules
@@ -22,7 +22,7 @@ from envs.airport_scramble.state import State
 from envs.airport_scramble.tables import ISOLATED, OCCUPIED, tables
 from envs.common import rng
 from envs.common.batch import flat, restore_state, save_state
-from envs.common.bits import BIT, kth_member, pack_set, set_size
+from envs.common.bits import BIT, pack_set
 from envs.common.checks import check_seeds, refuse_illegal, step_actions
 
 
@@ -154,51 +154,12 @@ class AirportScrambleCore:
         self._set_up(state, games, keys)
 
     def _set_up(self, s: State, games: np.ndarray, keys: np.ndarray) -> None:
-        """AS-6 for ``games``: the first ticket (random value 0) decides the table, the rest is drawn."""
-        n = len(games)
-        t = rng.draw_below_array(rng.stream_array(keys, np.zeros(n, np.int64)), self.T)  # the k-th of a full deck
-        s.key[games], s.counter[games] = keys, 1
-        start = self.start
-        for name in ("grid", "nb", "location", "cell_values", "row_bits", "col_bits", "deck", "deck_bits",
-                     "ticket_deck", "ticket_bits", "slots"):
-            getattr(s, name)[games] = np.take(getattr(start, name), t, axis=0)
-        s.plane[games] = self.centre
-        s.placed[games] = 0  # (so that a reset game is field for field the game init gives)
-        s.placed[games, 0], s.n_placed[games] = self.centre, 1  # (the start tables' one card)
+        """AS-6 for ``games``: the first ticket (random value 0) decides the table, the rest is drawn
+        (``kernel.deal``)."""
         s.lines[games] = False
-        s.ticket[games], s.die[games] = t, self.turns[t]
-        s.points[games] = self.rules.action_points
-        s.aboard[games] = True  # AS-6: the passenger boards at once
-        s.phase[games] = TURN_ACTION
-        s.redraw_used[games] = False
-        s.score[games] = 0
-        s.done[games] = False
-        count = min(self.F - 1, self.N - 2)  # slots 1..F-1 in order; a slot stays empty if the deck is
-        if count > 0:
-            self._deal_slots(s, games, t, count)
-
-    def _deal_slots(self, s: State, games: np.ndarray, t: np.ndarray, count: int) -> None:
-        """AS-6: slots 1..count of the new games ``games`` (int64 (n,)), first ticket ``t`` (n,), drawn
-        as ``_draw`` would draw them one by one (draw j: the k_j-th remaining card by id, counter 1 + j),
-        all at once: the ranks among the start deck are the permutation prefix with Lehmer code k,
-        decoded right to left (a later draw moves up past every earlier card at or below it)."""
-        n, N = len(games), self.N
-        words = np.take(self.start.deck_bits, t, axis=0)  # (n, W): every game's deck is its table's
-        j = np.arange(count)
-        values = rng.stream_array(s.key[games][:, None], 1 + j)  # (n, count)
-        rank = rng.draw_below_array(values, set_size(words)[:, None] - j)
-        for i in range(count - 2, -1, -1):
-            later = rank[:, i + 1:]
-            later += later >= rank[:, i:i + 1]
-        card = kth_member(np.repeat(words, count, axis=0), rank.reshape(-1)).reshape(n, count)
-        s.slots[games, 1 : count + 1] = card
-        flat(s.location)[(games * N)[:, None] + card] = self.G2 + 1 + j
-        flat(s.deck)[(games * N)[:, None] + card] = False
-        if words.shape[1] == 1:
-            s.deck_bits[games, 0] = words[:, 0] & ~np.bitwise_or.reduce(BIT[card], axis=1)
-        else:
-            s.deck_bits[games] = pack_set(s.deck[games])
-        s.counter[games] += count
+        deal(games, keys, tuple(getattr(s, name) for name in self._FIELDS),
+             tuple(getattr(self.start, name) for name in self._FIELDS), self._step_tables, self.centre,
+             min(self.F - 1, self.N - 2))
 
     def reseed(self, state: State, seeds) -> None:
         """Give every game a fresh random stream (key from ``seeds``, counter 0); the table is kept."""

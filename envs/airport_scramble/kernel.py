@@ -1,10 +1,10 @@
-"""The Airport Scramble observation, legal mask and turn actions, compiled: one game at a time.
+"""The Airport Scramble observation, legal mask, turn actions and deal, compiled: one game at a time.
 
 :func:`observe_rows` writes what ``AirportScrambleCore.observe`` returns (the blocks of
 ``envs.airport_scramble.observation.ObservationLayout``, AS-17), :func:`legal_rows` what
 ``AirportScrambleCore.legal_mask`` returns (AS-8 … AS-11, AS-15), and :func:`step_turns` plays the
 turn actions of a step (AS-7 … AS-14, the draws included; :func:`draw_tickets` the ticket draw
-alone), from the core's state and lookup tables (``tables.py``). They replaced numpy passes over the
+alone) and :func:`deal` sets up new games (AS-6), from the core's state and lookup tables (``tables.py``). They replaced numpy passes over the
 whole batch — a pass per observation block, per mask part and per stage of a step, most stages on a
 few games — and give the same values bit for bit (every float from the same tables or the same
 float32 division; the draws from ``envs.common.kernels``, which is ``envs.common.rng``). The
@@ -342,3 +342,49 @@ def step_turns(games, actions, g, t, rewards, pending):
                 pending[n] = b
                 n += 1
     return n
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def _copy_row(dst, src, b, a):
+    """``dst[b] = src[a]`` for 2-D arrays, element by element."""
+    for i in range(dst.shape[1]):
+        dst[b, i] = src[a, i]
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def deal(games, keys, g, start, t, centre, slots_dealt):
+    """AS-6 for each of ``games`` (``int64 (n,)``) from its stream key ``keys[i]`` (``uint64 (n,)``): the
+    first ticket (random value 0) decides the table — ``start`` holds, as ``g`` does, the table of
+    each first ticket before slots 1 … F−1 are drawn (``AirportScrambleCore.start``) —, then slots 1 …
+    ``slots_dealt`` are drawn in order (counter 1, 2, …). Every field of ``g`` but ``lines`` is set."""
+    key, counter, plane, ticket, die, points, aboard, phase, redraw_used, score, done, location, slots = \
+        g[0], g[1], g[3], g[7], g[8], g[9], g[10], g[11], g[12], g[13], g[14], g[16], g[4]
+    turns, rule = t[11], t[14]
+    T = start[0].shape[0]
+    G2 = g[2].shape[1] * g[2].shape[2]
+    for i in range(games.shape[0]):
+        b, k = games[i], keys[i]
+        first = draw_below(stream(k, 0), T)  # the k-th of a full ticket deck
+        # the table as dealt: grid, slots, decks, neighbour bits, locations, occupancy, colours, placed cells
+        for r in range(g[2].shape[1]):
+            _copy_row(g[2][b], start[2][first], r, r)
+        _copy_row(g[4], start[4], b, first)
+        _copy_row(g[5], start[5], b, first)
+        _copy_row(g[6], start[6], b, first)
+        _copy_row(g[15], start[15], b, first)
+        _copy_row(g[16], start[16], b, first)
+        _copy_row(g[17], start[17], b, first)
+        _copy_row(g[18], start[18], b, first)
+        _copy_row(g[19], start[19], b, first)
+        _copy_row(g[20], start[20], b, first)
+        _copy_row(g[21], start[21], b, first)
+        _copy_row(g[22], start[22], b, first)
+        key[b], counter[b] = k, 1
+        plane[b] = centre
+        g[23][b] = 1  # n_placed: the centre card
+        ticket[b], die[b], points[b] = first, turns[first], rule[5]
+        aboard[b] = True  # AS-6: the passenger boards at once
+        phase[b], redraw_used[b], score[b], done[b] = 0, False, 0, False
+        for j in range(1, slots_dealt + 1):  # a slot stays empty if the deck is
+            card = _draw(g, g[20], g[5], b)
+            slots[b, j], location[b, card] = card, G2 + j
