@@ -22,7 +22,7 @@ interleave the subjects, so each ratio compares figures taken under the same mac
 median over rounds of (subject / reference of its game) and (subject / leduc). Bench subjects
 count games, so their ratios are games/s over the reference's (or leduc's) games/s. Prints a table
 and writes ``throughput.json`` under ``--out`` (default ``out/benchmarks/``). ``--profile`` adds where
-a core step at B = 4096 spends its time.
+a core step at B = 4096 and a bench run (under cProfile) spend their time.
 
     .venv/bin/python benchmarks/throughput.py                       # 3 rounds of 2 s per subject
     .venv/bin/python benchmarks/throughput.py --seconds 0.5 --rounds 1 --game airport-scramble
@@ -313,6 +313,33 @@ def profile(game: str, batch: int, steps: int) -> dict[str, float]:
     return {name: 1e3 * total / steps for name, total in subject.clock.items()}
 
 
+#: Where a bench's time goes: ``(label, file, function)`` of the calls ``profile_bench`` reports.
+BENCH_PARTS = (
+    ("play", "train/evaluate/loop.py", "play_games"),
+    ("network", "agents/ppo.py", "_forward"),
+    ("ratings", "train/evaluate/tournament.py", "update"),
+    ("report", "train/evaluate/report.py", "write_bench"),
+)
+
+
+def profile_bench(subject: Bench) -> dict[str, float]:
+    """Seconds of one run of a bench subject under cProfile: the whole run and each of
+    :data:`BENCH_PARTS` (cumulative: ``network`` lies within ``play``). The profiler slows the Python
+    calls more than the network's matrix products, so the network's share is if anything understated."""
+    import cProfile
+    import pstats
+
+    profiler = cProfile.Profile()
+    began = time.perf_counter()
+    profiler.runcall(subject.run, 0.0)
+    spent = {"total": time.perf_counter() - began}
+    stats = pstats.Stats(profiler).stats
+    for label, file, function in BENCH_PARTS:
+        spent[label] = sum(row[3] for (path, _, name), row in stats.items()
+                           if name == function and Path(path).as_posix().endswith(file))
+    return spent
+
+
 def measure(found: dict, seconds: float, rounds: int) -> tuple[dict, dict]:
     """Interleaved rounds: ``(rates, game rates)``, each ``{key: [per round]}`` (decisions/s, games/s)."""
     for subject in found.values():  # warm-up (a bench warms up by its first round)
@@ -379,7 +406,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--agents", default="heuristic,ppo", help="agents deciding on the core at the largest B")
     parser.add_argument("--bench-games", type=int, default=2048,
                         help="games per round of each `aerodeck bench` subject (0: none; default 2048)")
-    parser.add_argument("--profile", action="store_true", help="also time the parts of a core step at the largest B")
+    parser.add_argument("--profile", action="store_true",
+                        help="also time the parts of a core step at the largest B and of a bench run (cProfile)")
     parser.add_argument("--out", type=Path, default=Path("out") / "benchmarks", help="output folder (default out/benchmarks)")
     args = parser.parse_args(argv)
     if args.seconds <= 0 or args.rounds < 1:
@@ -413,6 +441,11 @@ def main(argv: list[str] | None = None) -> int:
         for g, parts in result["profile_ms_per_step"].items():
             print(f"{g}: a core step at B={max(sizes)} (ms): " + ", ".join(f"{k} {v:.2f}" for k, v in parts.items())
                   + f", total {sum(parts.values()):.2f}")
+        benches = {f"{g} {name}": subject for (g, name), subject in found.items() if isinstance(subject, Bench)}
+        result["profile_bench_s"] = {key: profile_bench(subject) for key, subject in benches.items()}
+        for key, parts in result["profile_bench_s"].items():
+            print(f"{key}, {args.bench_games} games, under cProfile (s): "
+                  + ", ".join(f"{k} {v:.2f}" for k, v in parts.items()))
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / "throughput.json"
     path.write_text(json.dumps(result, indent=2))
