@@ -34,4 +34,8 @@ def test_the_benchmark_measures_every_subject_and_writes_its_ratios(tmp_path):
         assert result["results"][f"{game} env"]["vs_pgx"] is None
     assert set(result["profile_ms_per_step"]) == set(module.GAMES)
     assert all({"observe", "legal_mask", "step"} <= set(result["profile_ms_per_step"][game]) for game in module.GAMES)
+    assert set(result["profile_bench_s"]) == {f"{game} bench heuristic" for game in module.GAMES}
+    for parts in result["profile_bench_s"].values():  # where a bench's time goes: the parts lie within the run
+        assert 0 < parts["play"] <= parts["total"] and 0 < parts["report"] <= parts["total"]
+        assert parts["network"] == 0  # (no network in a heuristic bench)
     assert "× leduc AEC" in done.stdout and "× Pgx leduc, same B" in done.stdout
