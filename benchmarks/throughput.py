@@ -140,7 +140,8 @@ class AEC(Subject):
 
 class Core(Subject):
     """B games on the batched core (actions unchecked: they come from the mask), observation and mask
-    every decision, finished games restarted at once (``core.reset``). ``agent``: None for uniform
+    every decision, each written into a buffer reused step after step as a training loop does
+    (``out=``), finished games restarted at once (``core.reset``). ``agent``: None for uniform
     random legal play, else an ``agents.base.Agent`` that decides every game."""
 
     PARTS = ("to_act", "observe", "legal_mask", "decide", "step", "restart")
@@ -153,7 +154,7 @@ class Core(Subject):
         self.next_seed = batch
         self.rng = np.random.default_rng(0)
         self.buffer, self.mask = padded_mask(batch, self.core.n_actions)
-        self.obs = np.empty((batch, self.core.obs_size), np.float32)  # reused, as a training loop would
+        self.obs = np.empty((batch, self.core.obs_size), np.float32)
         self.clock = dict.fromkeys(self.PARTS, 0.0)
 
     def decide(self, timed: bool = False) -> tuple[int, int]:
@@ -164,7 +165,7 @@ class Core(Subject):
         ticks.append(time.perf_counter())
         core.observe(st, seat, out=self.obs)
         ticks.append(time.perf_counter())
-        self.mask[...] = core.legal_mask(st)
+        core.legal_mask(st, out=self.mask)
         ticks.append(time.perf_counter())
         if self.agent is None:
             actions = sample_legal(self.buffer, self.rng.random(self.batch))

@@ -225,14 +225,15 @@ class FlightTycoonCore:
         others = (g * self.n_players)[:, None] + self._order[:, 1:].take(st.active[g], axis=0)
         return flat(st.hand).take(others) != 0
 
-    def legal_mask(self, state: State, games=None) -> np.ndarray:
+    def legal_mask(self, state: State, games=None, out: np.ndarray | None = None) -> np.ndarray:
         """``bool (B, n_actions)`` for the seat in ``to_act`` (FT-16, FT-17; request targets by offset).
 
         ``games`` (optional index array): only those games, in that order. Finished games: all False.
+        ``out``: optional preallocated ``bool (k, n_actions)`` array (it may be a view) to write into.
         """
         st = state
         g = np.arange(st.batch_size) if games is None else np.asarray(games, np.int64)
-        mask = np.empty((g.size, self.n_actions), bool)
+        mask = np.empty((g.size, self.n_actions), bool) if out is None else out
         mask[:, :N_CARDS] = unpack_words(self._card_choices(st, g))[:, :N_CARDS].view(bool)
         # FT-8: in a request, any other player holding a real card, any square
         targets = self._targets(st, g) & (st.phase[g] == REQUEST)[:, None]

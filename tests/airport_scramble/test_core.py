@@ -199,9 +199,9 @@ def test_save_and_restore_round_trip_and_refuse_other_rules():
 
 @pytest.mark.parametrize("variant", range(4))
 def test_observing_into_a_reused_buffer_equals_a_fresh_observation(variant):
-    """``observe(out=buffer)`` step after step clears only the one-hots it set last time in that
-    buffer: over random variants, restarts (AS-6) and line choices (AS-15) it equals a fresh
-    observation every step, and a new buffer or a padded view is filled in full."""
+    """``observe(out=buffer)`` and ``legal_mask(out=buffer)`` step after step, over random variants,
+    restarts (AS-6) and line choices (AS-15): each equals a fresh one every step, garbage in the buffer
+    or a padded view (rows not adjacent) included."""
     r = np.random.default_rng(700 + variant)
     rules = random_rules(r) if variant else AirportScrambleRules()
     core = AirportScrambleCore(rules, check_actions=False)
@@ -209,12 +209,14 @@ def test_observing_into_a_reused_buffer_equals_a_fresh_observation(variant):
     state = core.init(np.arange(B))
     buffer = np.full((B, core.obs_size), 7.0, np.float32)  # garbage: the first call must overwrite it all
     padded = np.full((B, core.obs_size + 3), 7.0, np.float32)[:, :core.obs_size]
+    mask_view = np.ones((B, core.n_actions + 5), bool)[:, :core.n_actions]
     for step in range(120):
         fresh = core.observe(state)
         assert np.array_equal(core.observe(state, out=buffer), fresh)
         if step % 40 == 0:
             assert np.array_equal(core.observe(state, out=padded), fresh)
         mask = core.legal_mask(state)
+        assert np.array_equal(core.legal_mask(state, out=mask_view), mask)
         actions = np.array([choose(m, r, core.actions.n_fly) if m.any() else 0 for m in mask])
         core.step(state, actions)
         ended = np.flatnonzero(state.done)

@@ -182,14 +182,17 @@ def test_observe_can_write_into_a_reused_buffer():
 def test_observing_into_a_reused_buffer_equals_a_fresh_observation(options):
     """``observe(out=buffer)`` step after step rewrites only the card sets that changed and clears the
     towers and one-hots it set last time: through restarts (FT-5), other seats observed into the same
-    buffer and a subset observed elsewhere, it equals a fresh observation every step."""
+    buffer and a subset observed elsewhere, it equals a fresh observation every step; so does the
+    legal mask written into a padded view (``legal_mask(out=...)``)."""
     core = FlightTycoonCore(FlightTycoonRules(**options), check_actions=False)
     rng = np.random.default_rng(11)
     B = 48
     st = core.init(np.arange(B))
     buffer = np.full((B, core.obs_size), 7, np.float32)  # garbage: the first call must overwrite it all
+    mask_view = np.ones((B, core.n_actions + 3), bool)[:, :core.n_actions]
     for step in range(150):
         seat = np.maximum(core.to_act(st), 0)
+        assert np.array_equal(core.legal_mask(st, out=mask_view), core.legal_mask(st))
         assert np.array_equal(core.observe(st, seat, out=buffer), core.observe(st, seat))
         if step % 7 == 0:  # another seat's view into the same buffer, then a subset into another one
             other = (seat + 1) % core.n_players
