@@ -48,6 +48,10 @@ class AirportScrambleCore:
 
     #: Airport Scramble is a solo game: one seat, 0.
     n_players = 1
+    #: The state's fields in the order the kernels take them (``kernel.step_turns``, ``deal``).
+    _FIELDS = ("key", "counter", "grid", "plane", "slots", "deck", "ticket_deck", "ticket", "die", "points", "aboard",
+               "phase", "redraw_used", "score", "done", "nb", "location", "row_bits", "col_bits", "cell_values",
+               "deck_bits", "ticket_bits", "placed", "n_placed")
 
     def __init__(self, rules: AirportScrambleRules | None = None, check_actions: bool = True) -> None:
         if rules is None:
@@ -62,12 +66,14 @@ class AirportScrambleCore:
         self._cache: dict = {}  # small per-batch-size tables (see _steps)
         self.start = self._start_tables()
         at, lay, L = self.obs_start, self.observation, self.actions
-        #: What ``kernel.observe_rows`` and ``kernel.legal_rows`` read besides the state (their docstrings).
+        hv_pairs = self.hv_values.view(np.float32).reshape(-1, 2)
+        # What the kernels read besides the state (as their docstrings list them): observe_rows, legal_rows,
+        # and step_turns / draw_tickets / deal.
         self._observe_tables = (
             np.array([at[name] for name in ("cell_hv", "plane", "slot_hv", "origin_hv", "die", "deck", "card_place",
                                             "ticket_deck")], np.int64),
             np.array([lay.die_scale, rules.action_points, self.N, self.T, self.place_scale, 1], np.float32),
-            self.hv_values.view(np.float32).reshape(-1, 2), self.ticket_hv.view(np.float32).reshape(self.T + 1, 4),
+            hv_pairs, self.ticket_hv.view(np.float32).reshape(self.T + 1, 4),
             self.ticket_cards, self.ticket_code_offset, self.ticket_one_hot)
         self._legal_tables = (
             self.cell_row, self.cell_col, self.run_before, self.run_after, self.fly_table, self.slot_misfit,
@@ -76,7 +82,7 @@ class AirportScrambleCore:
         preplayed = ("off", "remove_line", "redraw").index(rules.preplayed_rule)
         self._step_tables = (
             self.cell_row, self.cell_col, self.position_bit, self.run_before, self.run_after, self.ray, self.neighbour,
-            self.neighbour_demand, self.hv_values.view(np.float32).reshape(-1, 2), self.replace_slots,
+            self.neighbour_demand, hv_pairs, self.replace_slots,
             self.replace_count, self.turns, self.origin, self.destination,
             np.array([L.play_offset, L.replace_offset, L.line_offset, L.wait, self.G, rules.action_points,
                       rules.stop_early_cost, rules.replace_cost, rules.pickup_in_flight, rules.board_on_draw,
@@ -157,8 +163,7 @@ class AirportScrambleCore:
         """AS-6 for ``games``: the first ticket (random value 0) decides the table, the rest is drawn
         (``kernel.deal``)."""
         s.lines[games] = False
-        deal(games, keys, tuple(getattr(s, name) for name in self._FIELDS),
-             tuple(getattr(self.start, name) for name in self._FIELDS), self._step_tables, self.centre,
+        deal(games, keys, self._fields(s), self._fields(self.start), self._step_tables, self.centre,
              min(self.F - 1, self.N - 2))
 
     def reseed(self, state: State, seeds) -> None:
@@ -366,21 +371,19 @@ class AirportScrambleCore:
                                            f"({self.actions.describe(int(a[game]))}) is illegal: "
                                            f"{self.explain_illegal(s, game, int(a[game]))}")
 
-    #: The state's fields in the order ``kernel.step_turns`` reads them.
-    _FIELDS = ("key", "counter", "grid", "plane", "slots", "deck", "ticket_deck", "ticket", "die", "points", "aboard",
-               "phase", "redraw_used", "score", "done", "nb", "location", "row_bits", "col_bits", "cell_values",
-               "deck_bits", "ticket_bits", "placed", "n_placed")
+    def _fields(self, s: State) -> tuple:
+        """The fields of ``s`` in :attr:`_FIELDS` order (how the kernels take a state)."""
+        return tuple(getattr(s, name) for name in self._FIELDS)
 
     def _apply(self, s: State, a: np.ndarray, rewards: np.ndarray) -> None:
         """``step`` on checked actions ``a`` (int64 (B,)), adding each game's reward to ``rewards``
         (float32 (B,), a view of step's result): the turn actions compiled (``kernel.step_turns``),
         the AS-15 line choices here."""
-        fields = tuple(getattr(s, name) for name in self._FIELDS)
         live = ~s.done
         choosing = np.flatnonzero(live & (s.phase == LINE_CHOICE))
         turn = np.flatnonzero(live & (s.phase == TURN_ACTION))
         pending = np.empty(turn.size, np.int64)
-        n = step_turns(turn, a, fields, self._step_tables, rewards, pending)
+        n = step_turns(turn, a, self._fields(s), self._step_tables, rewards, pending)
         self._preplayed(s, pending[:n])
         if choosing.size:
             self._remove_line(s, choosing, a[choosing] - self.actions.line_offset)
@@ -388,7 +391,7 @@ class AirportScrambleCore:
     def _draw_ticket(self, s: State, games) -> None:
         """AS-14, AS-15 and AS-12's board-on-draw for ``games`` (int64 (n,)), which need a new ticket."""
         pending = np.empty(len(games), np.int64)
-        n = draw_tickets(games, tuple(getattr(s, name) for name in self._FIELDS), self._step_tables, pending)
+        n = draw_tickets(games, self._fields(s), self._step_tables, pending)
         self._preplayed(s, pending[:n])
 
     def _preplayed(self, s: State, games) -> None:

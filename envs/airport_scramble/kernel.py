@@ -18,12 +18,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from envs.airport_scramble.position import LINE_CHOICE
+from envs.airport_scramble.tables import ISOLATED, OCCUPIED
 from envs.common.kernels import draw_below, kth_bit, popcount, stream
 
-#: The phase of an AS-15 line choice (``position.LINE_CHOICE``).
-_LINE_CHOICE = 1
-#: Neighbour-bits values below this are empty cells next to a card (``tables.ISOLATED``).
-_OPEN_BELOW = 1 << 14
+#: Neighbour bits below the flags: an empty cell next to a card (one that is neither occupied nor isolated).
+_OPEN_BELOW = int(ISOLATED)
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
@@ -91,7 +91,7 @@ def observe_rows(out, plane, slots, ticket, location, cell_values, die, points, 
         row[o_die + 1] = np.float32(points[b]) / action_points
         row[o_die + 2] = one if aboard[b] else zero
         row[o_die + 3] = one if ticket[b] >= 0 else zero
-        row[o_die + 4] = one if phase[b] == _LINE_CHOICE else zero
+        row[o_die + 4] = one if phase[b] == LINE_CHOICE else zero
         row[o_die + 5] = one if redraw_used[b] else zero
         row[o_die + 6] = np.float32(in_deck) / n_cards
         row[o_die + 7] = np.float32(left) / n_tickets
@@ -114,7 +114,7 @@ def legal_rows(mask, plane, row_bits, col_bits, points, nb, slots, deck, phase, 
         row[:] = False
         if done[b]:
             continue
-        if phase[b] == _LINE_CHOICE:  # AS-15: only a line may be chosen
+        if phase[b] == LINE_CHOICE:  # AS-15: only a line may be chosen
             for o in range(2):
                 for r in range(G):
                     for c in range(G):
@@ -165,8 +165,7 @@ def legal_rows(mask, plane, row_bits, col_bits, points, nb, slots, deck, phase, 
 # action_points, stop_early_cost, replace_cost, pickup_in_flight, board_on_draw, the pre-played ticket
 # rule (0 off, 1 remove_line, 2 redraw)).
 
-_NOT_ISOLATED = np.uint16(~(1 << 14) & 0xFFFF)
-_OCCUPIED = np.uint16(1 << 15)
+_NOT_ISOLATED = ~ISOLATED
 _REMOVE_LINE, _REDRAW = 1, 2
 #: ``location`` of a replaced card until every replacement is drawn (AS-10: it cannot be drawn again at once).
 _GOING_BACK = -2
@@ -211,7 +210,7 @@ def _place(g, t, b, cell, card):
     col_bits[b, c] |= position_bit[r]
     cell_values[b, 2 * cell] = hv_pairs[card, 0]
     cell_values[b, 2 * cell + 1] = hv_pairs[card, 1]
-    nb[b, cell] = nb[b, cell] & _NOT_ISOLATED | _OCCUPIED
+    nb[b, cell] = nb[b, cell] & _NOT_ISOLATED | OCCUPIED
     for d in range(4):  # N and S neighbours see the card's V colour, E and W its H colour (off-grid: scratch cell)
         at = neighbour[cell, d]
         nb[b, at] = nb[b, at] & _NOT_ISOLATED | neighbour_demand[card, d]
