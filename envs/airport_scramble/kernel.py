@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from envs.airport_scramble.position import LINE_CHOICE
+from envs.airport_scramble.position import LINE_CHOICE, TURN_ACTION
 from envs.airport_scramble.tables import ISOLATED, OCCUPIED
 from envs.common.kernels import draw_below, kth_bit, popcount, stream
 
@@ -383,7 +383,7 @@ def deal(games, keys, g, start, t, centre, slots_dealt):
         g[23][b] = 1  # n_placed: the centre card
         ticket[b], die[b], points[b] = first, turns[first], rule[5]
         aboard[b] = True  # AS-6: the passenger boards at once
-        phase[b], redraw_used[b], score[b], done[b] = 0, False, 0, False
-        for j in range(1, slots_dealt + 1):  # a slot stays empty if the deck is
+        phase[b], redraw_used[b], score[b], done[b] = TURN_ACTION, False, 0, False
+        for j in range(1, slots_dealt + 1):  # (slots_dealt: as many as F − 1 slots and the deck allow)
             card = _draw(g, g[20], g[5], b)
             slots[b, j], location[b, card] = card, G2 + j
