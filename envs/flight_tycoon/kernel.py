@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit
 
 from envs.common.bits import BELOW
-from envs.common.kernels import popcount, stream
+from envs.common.kernels import draw_below, kth_bit, popcount, stream
 from envs.flight_tycoon.rules import (
     CARD_BITS, COLLIDED, DISCARD, GIVE, LANDED, MONTH_BITS, N_CARDS, N_MONTHS, N_SQUARES, OVER, PASSED, PENDING,
     REQUEST, SQUARE_BITS, TOWER, TOWER_MEETS,
@@ -114,16 +114,6 @@ def observe_rows(out, games, seats, hand, known, discard, laid, tower_holder, to
 # One game at a time, the stages of FlightTycoonCore.step's docstring in rule order. ``g`` bundles the
 # state's fields (``State`` order: hand, deck, discard, known, laid, tower_holder, tower_months, tokens,
 # stock, vp, phase, active, target, square, received, start, record, key, counter, done).
-
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
-def _kth_card(word, k):
-    """The k-th (from 0) card of the set ``word`` by id."""
-    for c in range(N_CARDS):
-        if (word >> np.uint64(c)) & np.uint64(1):
-            if k == 0:
-                return c
-            k -= 1
-    return -1
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
@@ -239,8 +229,7 @@ def _finish_collision(g, b):
     if deck[b] != np.uint64(0):
         value = stream(key[b], counter[b])
         counter[b] += 1
-        k = np.int64(((value >> np.uint64(32)) * np.uint64(popcount(deck[b]))) >> np.uint64(32))
-        card = _kth_card(deck[b], k)
+        card = kth_bit(deck[b], draw_below(value, popcount(deck[b])))
         bit = CARD_BITS[card]
         seat = active[b]
         deck[b] &= ~bit
