@@ -44,15 +44,26 @@ class Tables:
         self.n_actions = self.actions.n_actions
         self.obs_size = self.observation.size
         self.index_kinds = self.actions.index_kinds()
-        G, F, N, nc = rules.grid_size, rules.face_up, comp.n_cards, comp.n_colors
-        self.G, self.F, self.N, self.T = G, F, N, comp.n_tickets
-        G2 = self.G2 = G * G
-        # Card tables indexed by card id; index N (reached by id -1) is "no card".
+        self.G, self.F, self.N, self.T = rules.grid_size, rules.face_up, comp.n_cards, comp.n_tickets
+        self.G2 = self.G * self.G
+        self._cards(rules)
+        self._cells()
+        self._replaces(rules)
+        self._ticket_ends()
+        for value in vars(self).values():
+            if isinstance(value, np.ndarray):
+                value.flags.writeable = False
+
+    def _cards(self, rules: AirportScrambleRules) -> None:
+        """Card and ticket tables indexed by id; card index N (reached by id -1) is "no card"."""
+        comp, N = self.components, self.N
         h = np.array(comp.card_h, np.int64)
         v = np.array(comp.card_v, np.int64)
         self.h_bits = np.append(1 << h, 0).astype(np.uint16)
-        self.v_bits = np.append(1 << (v + nc), 0).astype(np.uint16)
+        self.v_bits = np.append(1 << (v + comp.n_colors), 0).astype(np.uint16)
         self.slot_misfit = ~(self.h_bits | self.v_bits)  # card fits a cell iff (cell nb & misfit) == 0
+        # What a card demands of its (N, E, S, W) neighbours: V, H, V, H colour bits (row N: no card).
+        self.neighbour_demand = np.stack([self.v_bits, self.h_bits, self.v_bits, self.h_bits], axis=1)
         colour = self.observation.color_values
         pairs = np.zeros((256, 2), np.float32)  # by card id as uint8 (255 = -1 = no card): (H, V) values
         pairs[:N, 0], pairs[:N, 1] = colour[h + 1], colour[v + 1]
@@ -61,7 +72,11 @@ class Tables:
         self.origin = np.array(comp.ticket_origin, np.int64)
         self.destination = np.array(comp.ticket_destination, np.int64)
         self.turns = np.array(rules.turns_on_die, np.int8)  # AS-3: the card's turns plus the bonus
-        # Cell tables; off-grid neighbours are the scratch cell G² (written, never read).
+
+    def _cells(self) -> None:
+        """Cell tables (off-grid neighbours are the scratch cell G², written, never read), AS-8 runs
+        and distances, AS-15 relocation order."""
+        G, G2 = self.G, self.G2
         cells = np.arange(G2)
         rows, cols = cells // G, cells % G
         self.centre = (G // 2) * G + G // 2
@@ -75,8 +90,6 @@ class Tables:
             self.neighbour[:, d] = self.ray[:, d, 0]
         self.cell_row, self.cell_col = rows, cols
         self.position_bit = (1 << np.arange(G)).astype(np.uint16)
-        # What a card demands of its (N, E, S, W) neighbours: V, H, V, H colour bits (row N: no card).
-        self.neighbour_demand = np.stack([self.v_bits, self.h_bits, self.v_bits, self.h_bits], axis=1)
         # AS-8 runs along a row or column with occupancy ``bits`` from position p:
         # run_after[bits * G + p] counts the ones at p+1, p+2, ...; run_before those at p-1, p-2, ...
         bits = np.arange(2**G)[:, None]
@@ -103,31 +116,36 @@ class Tables:
         dist = np.abs(rows[:, None] - rows[None, :]) + np.abs(cols[:, None] - cols[None, :])
         grid_rows, grid_cols = np.broadcast_to(rows, (G2, G2)), np.broadcast_to(cols, (G2, G2))
         self.nearest = np.lexsort((grid_cols, grid_rows, dist)).astype(np.int64)
-        # AS-10 replace masks m = 1 .. 2^F-1; ``replace_slots[m]`` lists m's slots in order, then -1s.
+
+    def _replaces(self, rules: AirportScrambleRules) -> None:
+        """AS-10 replace masks m = 1 .. 2^F-1: ``replace_slots[m]`` lists m's slots in order, then -1s;
+        ``replace_table`` their legality."""
+        F = self.F
         masks = np.arange(1, 2**F)
-        self.replace_masks = masks
         self.replace_count = np.array([0] + [bin(m).count("1") for m in masks])
-        self.replace_allowed = self.replace_count[1:] <= rules.max_replace
+        allowed = self.replace_count[1:] <= rules.max_replace
         self.replace_slots = np.full((2**F, F), -1, np.int64)
         for m in masks:
             chosen = [i for i in range(F) if m >> i & 1]
             self.replace_slots[m, : len(chosen)] = chosen
-        self.slot_bits = (1 << np.arange(F)).astype(np.int64)
-        # AS-10 legality by (filled slots bitmask, min(deck size, F), points >= replace_cost):
+        # legality by (filled slots bitmask, min(deck size, F), points >= replace_cost):
         filled = np.arange(2**F)[:, None, None, None]
         deck = np.arange(F + 1)[None, :, None, None]
         affordable = np.array([False, True])[None, None, :, None]
         self.replace_table = (
-            ((masks & ~filled) == 0) & self.replace_allowed & (self.replace_count[1:] <= deck) & affordable
+            ((masks & ~filled) == 0) & allowed & (self.replace_count[1:] <= deck) & affordable
         ).reshape(-1, 2**F - 1)
-        self.obs_start = {name: block.start for name, block in self.observation.blocks.items()}
-        at = self.obs_start
-        # Observation of the ticket's two ends (origin, destination). By ticket (row T, reached by -1:
-        # no ticket): the two cards, and their (H, V) colour values as float32 pairs.
-        self.ticket_cards = np.zeros((self.T + 1, 2), np.int64)
-        self.ticket_cards[: self.T, 0], self.ticket_cards[: self.T, 1] = self.origin, self.destination
-        self.ticket_hv = np.zeros((self.T + 1, 2), np.uint64)
-        self.ticket_hv[: self.T] = self.hv_values[self.ticket_cards[: self.T]]
+
+    def _ticket_ends(self) -> None:
+        """Observation of the ticket's two ends (origin, destination): by ticket (row T, reached by -1:
+        no ticket) the two cards and their (H, V) colour values as float32 pairs, and where each end's
+        one-hots go."""
+        G2, F, T = self.G2, self.F, self.T
+        self.obs_start = at = {name: block.start for name, block in self.observation.blocks.items()}
+        self.ticket_cards = np.zeros((T + 1, 2), np.int64)
+        self.ticket_cards[:T, 0], self.ticket_cards[:T, 1] = self.origin, self.destination
+        self.ticket_hv = np.zeros((T + 1, 2), np.uint64)
+        self.ticket_hv[:T] = self.hv_values[self.ticket_cards[:T]]
         # The three one-hot columns (cell, slot, place) of end e at code c = 1 + location (0 in the
         # deck, 1 + cell in play, 1 + G² + slot face up); columns with nothing to mark point at the die
         # column, which is written afterwards. Row e * K + c.
@@ -143,9 +161,6 @@ class Tables:
             table[1 : G2 + 1, 2] = at[place_seg]
             table[G2 + 1 : G2 + F + 1, 1] = at[slot_seg] + np.arange(F)
             table[G2 + 1 : G2 + F + 1, 2] = at[place_seg] + 1
-        for value in vars(self).values():
-            if isinstance(value, np.ndarray):
-                value.flags.writeable = False
 
 
 @functools.lru_cache(maxsize=64)
