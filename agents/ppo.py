@@ -336,7 +336,11 @@ class PPOAgent(Agent):
     """A trained MaskablePPO policy (see the module docstring).
 
     ``path``: the model zip (default: the shipped model of the game and player count);
-    ``deterministic``: on = the most likely legal action, off = sample (with the agent's seed).
+    ``deterministic``: on = the most likely legal action, off = sample (with the agent's seed);
+    ``caution``: with a prior, the prior agent's best actions get that many logits more, so the policy
+    leaves them only where it favours another action by more than the caution — a cautious policy for
+    rules it has not seen (default: the sidecar's ``caution.value``, which
+    ``benchmarks/rule_general.py --set-caution`` chooses over drawn variants, else 0).
     """
 
     name = "ppo"
@@ -344,10 +348,13 @@ class PPOAgent(Agent):
         "path": Knob(str, doc="the model zip written by aerodeck train (default: the shipped model)"),
         "deterministic": Knob(bool, doc="on: the most likely legal action; off: sample from the policy"),
         "general": Knob(bool, doc="the shipped rule-general model (`ppo:general`), trained over rule variants"),
+        "caution": Knob(float, 0, 1000, doc="models with a prior: leave the prior agent's choice only for an action the "
+                                           "policy favours by more than this many logits (default: the model's sidecar "
+                                           "caution, else 0: the policy as trained)"),
     }
 
     def __init__(self, seed: int | None = 0, rules=None, path: str | None = None, deterministic: bool = True,
-                 general: bool = False) -> None:
+                 general: bool = False, caution: float | None = None) -> None:
         if rules is None and path is None:
             raise ValueError("ppo needs the rules of the game it plays (or a model path whose sidecar names them)")
         if path is not None and general:
@@ -364,6 +371,11 @@ class PPOAgent(Agent):
         self.policy = self.model.policy
         self.inputs = self.model.inputs
         self.deterministic = bool(deterministic)
+        if caution is None:
+            caution = sidecar_caution(path, self.model.sidecar)
+        if caution and self.inputs.prior is None:
+            raise ValueError(f"agent 'ppo': caution= needs a model that reads a prior agent's preferences; {path} reads none")
+        self.caution = float(caution)
 
     @classmethod
     def from_policy(cls, policy, rules, inputs: Inputs, deterministic: bool = True, seed=0) -> PPOAgent:
@@ -372,19 +384,34 @@ class PPOAgent(Agent):
         agent = cls.__new__(cls)
         Agent.__init__(agent, seed, rules)
         agent.model, agent.policy, agent.inputs, agent.deterministic = None, policy, inputs, bool(deterministic)
+        agent.caution = 0.0
         return agent
 
     def act(self, observations: np.ndarray, masks: np.ndarray, view=None, keys: np.ndarray | None = None) -> np.ndarray:
         """Actions ``int64 (B,)`` for observations ``float32 (B, O)`` and masks ``bool (B, A)``: the most
         likely legal action, or one sampled from the policy (Gumbel-max, the noise drawn from the
-        decision ``keys`` ``uint64 (B,)``, or from the agent's generator without them).
+        decision ``keys`` ``uint64 (B,)``, or from the agent's generator without them). With a
+        ``caution``, the prior agent's best actions (prior feature 1) get that many logits more first.
         A row without a legal action (a finished game) gets action 0."""
         masks = np.asarray(masks, bool)
-        logits = masked_logits(self.policy, self.inputs(observations, masks), self.inputs.family_masks(masks))
+        inputs = self.inputs(observations, masks)
+        logits = masked_logits(self.policy, inputs, self.inputs.family_masks(masks))
+        if self.caution:
+            logits += self.caution * (inputs[:, -logits.shape[1]:] == 1)
         if not self.deterministic:
             logits = logits + self.gumbel(keys, logits.shape).astype(np.float32)
         legal = masks.any(axis=1)
         return np.where(legal, self.inputs.variant_actions(np.where(legal, logits.argmax(axis=1), 0)), 0)
+
+
+def sidecar_caution(path, sidecar: dict) -> float:
+    """The caution a model plays with by default: its sidecar's ``caution.value`` (0 without one);
+    ``ValueError`` naming the sidecar if it is not a number in 0..1000."""
+    entry = sidecar.get("caution", {"value": 0.0})
+    value = entry.get("value") if isinstance(entry, dict) else None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1000:
+        raise ValueError(f"the sidecar of {path}: caution must be {{\"value\": a number in 0..1000, ...}}, got {entry!r}")
+    return float(value)
 
 
 class TrainedModel:

@@ -8,8 +8,15 @@ game seats the model with n−1 opponents, seats rotated (its win share against 
 is the fair share 1/n in a table of opponents). Each variant's bench files go to ``--out``/variant-i/;
 ``rule_general.json`` and ``rule_general.md`` there hold the table.
 
+``--cautions 0,1,2`` benches the model at each of those cautions (``ppo``'s ``caution`` knob: it leaves the
+heuristic's choice only for an action it favours by more than that many logits); ``--set-caution``
+then writes the caution whose worst variant is best into the model's sidecar, which the model plays
+with from then on (``ppo:general`` included) unless ``caution=`` is given. Choose it on a draw seed of
+its own, and measure the result on another.
+
     .venv/bin/python benchmarks/rule_general.py airport-scramble --variants 5 --games 5000 --draw-seed 777
     .venv/bin/python benchmarks/rule_general.py flight-tycoon --players 4 --variants 5 --games 5000 --draw-seed 777
+    .venv/bin/python benchmarks/rule_general.py airport-scramble --variants 8 --games 400 --draw-seed 1 --cautions 0,1,2,4 --set-caution
 """
 
 from __future__ import annotations
@@ -25,9 +32,48 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import envs  # noqa: E402
-from agents.ppo import read_sidecar, shipped_path  # noqa: E402
+from agents.ppo import read_sidecar, shipped_path, sidecar_path  # noqa: E402
 from agents.variants import VariantSpace  # noqa: E402
 from train.evaluate.bench import Plan  # noqa: E402
+
+
+def bench_variant(game, rules, agents: dict, games: int, seed: int, out: Path) -> dict:
+    """``{label: (model figure, opponent figure, difference, low, high)}`` for each agent spec of
+    ``agents`` (``{label: spec}``) under ``rules``: a solo game benches them all with the opponent on
+    the same deals (the difference paired); a multi-player game seats each with n − 1 opponents, seats
+    rotated (its win share; the opponent's is the fair share 1/n)."""
+    rows = {}
+    if game.solo:
+        result = Plan.build(game, rules, [game.opponent, *agents.values()], games, seed).run(out, progress=False)
+        for label, agent in agents.items():
+            gap = next(c for c in result["comparisons"]
+                       if c["agent"] == agent and c["versus"] == game.opponent)["mean_score_difference"]
+            rows[label] = (result["agents"][agent]["mean_score"]["value"],
+                           result["agents"][game.opponent]["mean_score"]["value"], gap["value"], gap["low"], gap["high"])
+        return rows
+    n = game.players(rules)
+    for label, agent in agents.items():
+        plan = Plan.build(game, rules, [agent, game.opponent], games, seed, lineup=[agent] + [game.opponent] * (n - 1))
+        win = plan.run(out / (f"caution-{label}" if len(agents) > 1 else ""), progress=False)["agents"][agent]["win_rate"]
+        rows[label] = (win["value"], 1.0 / n, win["value"] - 1.0 / n, win["low"], win["high"])
+    return rows
+
+
+def choose_caution(rows: list[dict], cautions: list[float]) -> float:
+    """The caution whose worst variant is best (the largest smallest difference to the opponent over
+    the variants; the smaller caution on a tie): the rule-general target asks for at least the
+    opponent's figure on every variant."""
+    return max(cautions, key=lambda m: (min(r["cautions"][f"{m:g}"]["difference"] for r in rows), -m))
+
+
+def set_caution(model: Path, caution: float, record: dict) -> None:
+    """Write ``caution`` (and how it was chosen, ``record``) into the sidecar of ``model``, atomically."""
+    side = sidecar_path(model)
+    data = read_sidecar(model)
+    data["caution"] = {"value": caution, **record}
+    tmp = side.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(data, indent=2) + "\n")
+    tmp.replace(side)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -39,6 +85,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--draw-seed", type=int, required=True, help="seed of the variants' draw")
     parser.add_argument("--games", type=int, default=5000, help="deals (games) per variant (default 5000)")
     parser.add_argument("--seed", type=int, default=0, help="aerodeck bench's --seed: the deals (default 0)")
+    parser.add_argument("--cautions", help="comma-separated cautions to bench the model at (ppo's caution knob; "
+                                          "default: the model as it plays, its sidecar's caution)")
+    parser.add_argument("--set-caution", action="store_true",
+                        help="write the caution whose worst variant is best into the model's sidecar (needs --cautions)")
     parser.add_argument("--out", type=Path, default=Path("out") / "rule_general", help="output folder")
     args = parser.parse_args(argv)
     game = envs.spec(args.game)
@@ -47,45 +97,60 @@ def main(argv: list[str] | None = None) -> None:
     variants = read_sidecar(model).get("inputs", {}).get("variants")
     if not variants:
         parser.error(f"{model} is not a rule-general model (its sidecar names no variant space)")
+    try:
+        cautions = [float(m) for m in args.cautions.split(",")] if args.cautions else []
+    except ValueError:
+        parser.error(f"--cautions takes comma-separated numbers, got {args.cautions!r}")
+    if any(not 0 <= m <= 1000 for m in cautions):
+        parser.error(f"--cautions must be in 0..1000, got {args.cautions!r}")
+    if args.set_caution and not cautions:
+        parser.error("--set-caution chooses among --cautions; give them")
     space = VariantSpace.from_dict(game, variants)
-    agent = f"ppo:path={model}"
+    agents = ({f"{m:g}": f"ppo:path={model},caution={m:g}" for m in cautions} if cautions
+              else {"model": f"ppo:path={model}"})
     rows = []
     for i in range(args.variants):
         rules = space.draw(args.draw_seed, i)
         began = time.perf_counter()
-        if game.solo:
-            plan = Plan.build(game, rules, [game.opponent, agent], args.games, args.seed)
-        else:
-            n = game.players(rules)
-            plan = Plan.build(game, rules, [agent, game.opponent], args.games, args.seed,
-                              lineup=[agent] + [game.opponent] * (n - 1))
-        result = plan.run(args.out / f"variant-{i}", progress=False)
-        row = {"variant": i, "rules": rules.label(), "games": result["games"], "seconds": round(time.perf_counter() - began, 1)}
-        if game.solo:
-            gap = next(c for c in result["comparisons"] if c["agent"] == agent)["mean_score_difference"]
-            row.update(model=result["agents"][agent]["mean_score"]["value"],
-                       opponent=result["agents"][game.opponent]["mean_score"]["value"],
-                       difference=gap["value"], low=gap["low"], high=gap["high"], p=gap.get("p_value"))
-        else:
-            win = result["agents"][agent]["win_rate"]
-            row.update(model=win["value"], low=win["low"], high=win["high"], opponent=1.0 / n,
-                       difference=win["value"] - 1.0 / n)
+        figures = bench_variant(game, rules, agents, args.games, args.seed, args.out / f"variant-{i}")
+        row = {"variant": i, "rules": rules.label(), "games": args.games, "seconds": round(time.perf_counter() - began, 1),
+               "cautions": {label: dict(zip(("model", "opponent", "difference", "low", "high"), f))
+                           for label, f in figures.items()}}
+        if not cautions:
+            row.update(row.pop("cautions")["model"])
         rows.append(row)
         print(json.dumps(row), flush=True)
     figure = "mean score" if game.solo else "win share"
+    interval = "difference (paired)" if game.solo else "model win share"
     lines = [f"{game.title}: {model} against {game.opponent} on {args.variants} variants of {space.describe()} "
-             f"(draw seed {args.draw_seed}), {args.games:,} {'deals' if game.solo else 'games'} each, bench seed {args.seed}",
-             "", f"| variant | rules | model {figure} | {game.opponent} {figure} | difference | "
-                 f"95% CI of the {'difference (paired)' if game.solo else 'model win share'} |",
-             "|---|---|---:|---:|---:|---|"]
-    for r in rows:
-        lines.append(f"| {r['variant']} | {r['rules']} | {r['model']:.3f} | {r['opponent']:.3f} | {r['difference']:+.3f} | "
-                     f"[{r['low']:.3f}, {r['high']:.3f}] |")
+             f"(draw seed {args.draw_seed}), {args.games:,} {'deals' if game.solo else 'games'} each, bench seed {args.seed}", ""]
+    if cautions:
+        lines += [f"The model's {'difference to the ' + game.opponent if game.solo else 'win share'} [95% CI of the "
+                  f"{interval}] at each caution:", "",
+                  "| variant | rules | " + " | ".join(f"caution {m:g}" for m in cautions) + " |",
+                  "|---|---|" + "---:|" * len(cautions)]
+        for r in rows:
+            cells = [r["cautions"][f"{m:g}"] for m in cautions]
+            lines.append(f"| {r['variant']} | {r['rules']} | " + " | ".join(
+                f"{c['difference' if game.solo else 'model']:+.3f} [{c['low']:.3f}, {c['high']:.3f}]" for c in cells) + " |")
+        best = choose_caution(rows, cautions)
+        lines += ["", f"The caution whose worst variant is best: {best:g}"]
+    else:
+        lines += [f"| variant | rules | model {figure} | {game.opponent} {figure} | difference | 95% CI of the {interval} |",
+                  "|---|---|---:|---:|---:|---|"]
+        for r in rows:
+            lines.append(f"| {r['variant']} | {r['rules']} | {r['model']:.3f} | {r['opponent']:.3f} | {r['difference']:+.3f} | "
+                         f"[{r['low']:.3f}, {r['high']:.3f}] |")
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "rule_general.md").write_text("\n".join(lines) + "\n")
     (args.out / "rule_general.json").write_text(json.dumps({"model": str(model), "space": space.to_dict(),
                                                             "draw_seed": args.draw_seed, "rows": rows}, indent=2) + "\n")
     print("\n".join(lines))
+    if args.set_caution:
+        set_caution(model, best, {"chosen_by": "benchmarks/rule_general.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+                                 "worst_difference": {f"{m:g}": min(r["cautions"][f"{m:g}"]["difference"] for r in rows)
+                                                      for m in cautions}})
+        print(f"{sidecar_path(model)}: caution {best:g}")
 
 
 if __name__ == "__main__":

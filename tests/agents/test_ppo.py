@@ -285,3 +285,56 @@ def test_rank_features_give_the_k_best_their_place_only():
     np.testing.assert_allclose(f[1], [0, 0, 1, 0, 0, 0])  # fewer legal actions than k: the illegal get 0
     with pytest.raises(ValueError, match="prior_ranks must be an integer from 0 to 15"):
         Inputs(prior_ranks=16)
+
+
+def test_caution_leaves_the_prior_agents_choice_only_for_actions_favoured_by_more_than_it():
+    from agents.ppo import MODELS, masked_logits
+
+    game = envs.spec(SOLO)
+    rules = game.make_rules()
+    plain = PPOAgent(rules=rules, path=str(MODELS / f"{SOLO}.zip"))
+    cautious = PPOAgent(rules=rules, path=str(MODELS / f"{SOLO}.zip"), caution=2)
+    stubborn = make_agent(SOLO, f"ppo:path={MODELS / f'{SOLO}.zip'},caution=1000", rules)
+    core = game.make_core(rules)
+    state = core.init(np.arange(512, dtype=np.uint64))
+    departures = {"plain": 0, "cautious": 0}
+    for _ in range(20):
+        obs, masks = core.observe(state), core.legal_mask(state)
+        inputs = plain.inputs(obs, masks)
+        logits = masked_logits(plain.policy, inputs, masks)
+        choice = (inputs[:, -masks.shape[1]:] == 1).argmax(axis=1)  # the prior agent's best action
+        live = np.flatnonzero(masks.any(axis=1))
+        mine, careful, never = plain.act(obs, masks), cautious.act(obs, masks), stubborn.act(obs, masks)
+        np.testing.assert_array_equal(never[live], choice[live])
+        gap = logits[live, mine[live]] - logits[live, choice[live]]
+        left = careful[live] != choice[live]
+        np.testing.assert_array_equal(careful[live][left], mine[live][left])  # a departure is the policy's own choice
+        assert np.all(gap[left] > 2) and np.all(left[gap > 2 + 1e-4])
+        departures["plain"] += int((mine[live] != choice[live]).sum())
+        departures["cautious"] += int(left.sum())
+        core.step(state, mine)
+    assert departures["plain"] > departures["cautious"] > 0
+
+
+def test_caution_needs_a_model_with_a_prior(tmp_path):
+    path = tiny_model(SOLO, tmp_path)
+    with pytest.raises(ValueError, match="caution= needs a model that reads a prior"):
+        PPOAgent(rules=envs.spec(SOLO).make_rules(), path=str(path), caution=1)
+    with pytest.raises(ValueError, match="caution"):
+        make_agent(SOLO, f"ppo:path={path},caution=-1", envs.spec(SOLO).make_rules())
+
+
+def test_a_model_plays_with_its_sidecars_caution_unless_told_otherwise(tmp_path):
+    game = envs.spec(SOLO)
+    rules = game.make_rules()
+    path = tiny_model(SOLO, tmp_path, inputs=Inputs.make(SOLO, rules, mask=True, prior=game.prior))
+    side = path.with_suffix(".json")
+    data = json.loads(side.read_text())
+    assert PPOAgent(rules=rules, path=str(path)).caution == 0
+    side.write_text(json.dumps({**data, "caution": {"value": 2.5, "chosen_by": "a test"}}))
+    assert PPOAgent(rules=rules, path=str(path)).caution == 2.5
+    assert PPOAgent(rules=rules, path=str(path), caution=0).caution == 0
+    for bad in ({"value": -1}, {"value": "2"}, 3, {"value": True}):
+        side.write_text(json.dumps({**data, "caution": bad}))
+        with pytest.raises(ValueError, match="the sidecar of .*: caution must be"):
+            PPOAgent(rules=rules, path=str(path))

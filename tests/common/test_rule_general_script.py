@@ -1,0 +1,54 @@
+"""benchmarks/rule_general.py: the rule-general model against the heuristic on drawn variants, and the
+caution chosen over them (the one whose worst variant is best) written into the model's sidecar."""
+
+import importlib.util
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from agents.ppo import MODELS, PPOAgent  # noqa: E402
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "rule_general.py"
+
+
+def script():
+    spec = importlib.util.spec_from_file_location("rule_general", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_caution_whose_worst_variant_is_best_is_chosen():
+    rows = [{"cautions": {"0": {"difference": -1.0}, "1": {"difference": 0.3}, "2": {"difference": 0.3}}},
+            {"cautions": {"0": {"difference": 2.0}, "1": {"difference": 0.5}, "2": {"difference": 0.4}}}]
+    assert script().choose_caution(rows, [0.0, 1.0, 2.0]) == 1.0  # worst −1, 0.3, 0.3: the smaller of the tied
+
+
+def test_cautions_are_benched_per_variant_and_the_choice_is_written_into_the_sidecar(tmp_path, capsys):
+    model = tmp_path / "general.zip"
+    shutil.copy(MODELS / "airport-scramble-general.zip", model)
+    shutil.copy(MODELS / "airport-scramble-general.json", tmp_path / "general.json")
+    script().main(["airport-scramble", "--model", str(model), "--variants", "2", "--games", "6", "--draw-seed", "3",
+                   "--cautions", "0,1000", "--set-caution", "--out", str(tmp_path / "out")])
+    result = json.loads((tmp_path / "out" / "rule_general.json").read_text())
+    assert [sorted(r["cautions"]) for r in result["rows"]] == [["0", "1000"]] * 2
+    for row in result["rows"]:
+        for cell in row["cautions"].values():
+            assert cell["difference"] == pytest.approx(cell["model"] - cell["opponent"])
+    worst = {m: min(r["cautions"][m]["difference"] for r in result["rows"]) for m in ("0", "1000")}
+    side = json.loads((tmp_path / "general.json").read_text())
+    assert side["caution"]["value"] == (0.0 if worst["0"] >= worst["1000"] else 1000.0)
+    assert side["caution"]["worst_difference"] == worst and "--set-caution" in side["caution"]["chosen_by"]
+    assert PPOAgent(path=str(model), rules=None).caution == side["caution"]["value"]
+    assert "The caution whose worst variant is best" in capsys.readouterr().out
+
+
+def test_set_caution_needs_cautions(tmp_path):
+    with pytest.raises(SystemExit):
+        script().main(["airport-scramble", "--draw-seed", "1", "--set-caution", "--out", str(tmp_path)])
+    with pytest.raises(SystemExit):
+        script().main(["airport-scramble", "--draw-seed", "1", "--cautions", "1,x", "--out", str(tmp_path)])
