@@ -132,7 +132,8 @@ def main(argv: list[str] | None = None) -> None:
         for r in rows:
             cells = [r["cautions"][f"{m:g}"] for m in cautions]
             lines.append(f"| {r['variant']} | {r['rules']} | " + " | ".join(
-                f"{c['difference' if game.solo else 'model']:+.3f} [{c['low']:.3f}, {c['high']:.3f}]" for c in cells) + " |")
+                (f"{c['difference']:+.3f}" if game.solo else f"{c['model']:.3f}") + f" [{c['low']:.3f}, {c['high']:.3f}]"
+                for c in cells) + " |")
         best = choose_caution(rows, cautions)
         lines += ["", f"The caution whose worst variant is best: {best:g}"]
     else:
