@@ -35,6 +35,7 @@ import envs  # noqa: E402
 from agents.ppo import read_sidecar, shipped_path, sidecar_path  # noqa: E402
 from agents.variants import VariantSpace  # noqa: E402
 from train.evaluate.bench import Plan  # noqa: E402
+from train.output import write_file  # noqa: E402
 
 
 def bench_variant(game, rules, agents: dict, games: int, seed: int, out: Path) -> dict:
@@ -68,12 +69,7 @@ def choose_caution(rows: list[dict], cautions: list[float]) -> float:
 
 def set_caution(model: Path, caution: float, record: dict) -> None:
     """Write ``caution`` (and how it was chosen, ``record``) into the sidecar of ``model``, atomically."""
-    side = sidecar_path(model)
-    data = read_sidecar(model)
-    data["caution"] = {"value": caution, **record}
-    tmp = side.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n")
-    tmp.replace(side)
+    write_file(sidecar_path(model), json.dumps({**read_sidecar(model), "caution": {"value": caution, **record}}, indent=2) + "\n")
 
 
 def main(argv: list[str] | None = None) -> None:
