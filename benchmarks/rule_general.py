@@ -60,11 +60,17 @@ def bench_variant(game, rules, agents: dict, games: int, seed: int, out: Path) -
     return rows
 
 
+def worst_differences(rows: list[dict], cautions: list[float]) -> dict[str, float]:
+    """``{caution label: the smallest difference to the opponent over the variants}``."""
+    return {f"{m:g}": min(r["cautions"][f"{m:g}"]["difference"] for r in rows) for m in cautions}
+
+
 def choose_caution(rows: list[dict], cautions: list[float]) -> float:
     """The caution whose worst variant is best (the largest smallest difference to the opponent over
     the variants; the smaller caution on a tie): the rule-general target asks for at least the
     opponent's figure on every variant."""
-    return max(cautions, key=lambda m: (min(r["cautions"][f"{m:g}"]["difference"] for r in rows), -m))
+    worst = worst_differences(rows, cautions)
+    return max(cautions, key=lambda m: (worst[f"{m:g}"], -m))
 
 
 def set_caution(model: Path, caution: float, record: dict) -> None:
@@ -145,8 +151,7 @@ def main(argv: list[str] | None = None) -> None:
     print("\n".join(lines))
     if args.set_caution:
         set_caution(model, best, {"chosen_by": "benchmarks/rule_general.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-                                 "worst_difference": {f"{m:g}": min(r["cautions"][f"{m:g}"]["difference"] for r in rows)
-                                                      for m in cautions}})
+                                 "worst_difference": worst_differences(rows, cautions)})
         print(f"{sidecar_path(model)}: caution {best:g}")
 
 
