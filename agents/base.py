@@ -143,6 +143,15 @@ class Agent:
         keys ``uint64 (B,)`` (``None``: draw from ``rng``)."""
         raise NotImplementedError
 
+    def act_with_policy(self, observations: np.ndarray, masks: np.ndarray, view=None,
+                        keys: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``act``, and the agent's policy at each decision, a training target for a student: the actions
+        ``int64 (B,)``, the actions it weighed ``int64 (B, k)`` and their probabilities ``float32 (B, k)``
+        (summing to 1 in each row). Here: all on the action played (k = 1); a search agent spreads them
+        over its candidates by their values."""
+        actions = act(self, observations, masks, view, keys)
+        return actions, actions[:, None].copy(), np.ones((actions.size, 1), np.float32)
+
     def act_one(self, observation: np.ndarray, mask: np.ndarray, view=None) -> int:
         """One action for a single (unbatched) observation and mask, e.g. inside a Gymnasium env (random
         choices from the agent's generator)."""
@@ -169,6 +178,26 @@ class Agent:
         if keys is None:
             return self.rng.gumbel(size=shape)
         return -np.log(-np.log(uniforms(keys, shape[1], part)))
+
+
+def candidate_policy(gains: np.ndarray, valid: np.ndarray, searched: np.ndarray, chosen: np.ndarray,
+                     temperature: float, prior: np.ndarray | None = None) -> np.ndarray:
+    """A search's policy over its k candidates, ``float32 (B, k)``: in a searched game (``searched``
+    ``bool (B,)``) with ``temperature`` t > 0, the valid candidates (``valid`` ``bool (B, k)``) weighted
+    exp(prior + gain / t) — ``gains`` ``float (B, k)``: each candidate's mean value (less the first's),
+    ``prior`` ``float (B, k)``: a guide's logits of the candidates (``None``: even), so a guided search's
+    policy is its guide's, improved by the values it found; else all on the candidate played (``chosen``
+    ``int (B,)``, its index)."""
+    B, k = valid.shape
+    probs = np.zeros((B, k), np.float32)
+    probs[np.arange(B), chosen] = 1.0
+    soft = np.flatnonzero(searched & (valid.sum(1) >= 2)) if temperature > 0 else np.zeros(0, np.int64)
+    if soft.size:
+        base = 0.0 if prior is None else prior[soft]
+        logits = np.where(valid[soft], base + gains[soft] / temperature, -np.inf)
+        weights = np.exp(logits - logits.max(1, keepdims=True))
+        probs[soft] = weights / weights.sum(1, keepdims=True)
+    return probs
 
 
 def act(agent: Agent, observations: np.ndarray, masks: np.ndarray, view=None,

@@ -28,7 +28,7 @@ import numpy as np
 
 from agents.airport_scramble.heuristic import CHUNK, NONE, HeuristicAgent
 from agents.airport_scramble.planning import Table
-from agents.base import Agent, Knob
+from agents.base import Agent, Knob, candidate_policy
 from envs.airport_scramble.core import AirportScrambleCore
 from envs.airport_scramble.rules import AirportScrambleRules
 
@@ -54,14 +54,16 @@ class SearchAgent(Agent):
         "gate": Knob(float, doc="standard errors by which a candidate must beat the heuristic's choice"),
         "guide": Knob(str, doc="a ppo model zip: its policy chooses the candidates and plays the rollouts"),
         "depth": Knob(int, 0, doc="with a guide: decisions before its value ends a rollout (0: as without one)"),
+        "temperature": Knob(float, 0, doc="its policy as a training target: candidates weighted exp(mean value / "
+                                          "temperature) (0: all on its choice)"),
     }
 
     def __init__(self, seed: int | None = 0, rules: AirportScrambleRules | None = None, candidates: int = 4,
                  rollouts: int = 32, tickets: int = 1, horizon: int = 60, network: float = 1.0,
-                 gate: float = 0.0, guide: str | None = None, depth: int = 0) -> None:
+                 gate: float = 0.0, guide: str | None = None, depth: int = 0, temperature: float = 0.0) -> None:
         super().__init__(seed, rules if rules is not None else AirportScrambleRules())
         given = dict(candidates=candidates, rollouts=rollouts, tickets=tickets, horizon=horizon, network=network,
-                     gate=gate, depth=depth)
+                     gate=gate, depth=depth, temperature=temperature)
         if depth and not guide:
             raise ValueError("search agent knob 'depth' needs a guide (guide=MODEL.zip): its value ends the rollouts")
         v = {name: self.knobs[name].parse(value, f"search agent knob {name!r}") for name, value in given.items()}
@@ -69,7 +71,7 @@ class SearchAgent(Agent):
         self.geo = self.heuristic.geo
         self.candidates, self.rollouts, self.tickets, self.horizon = (v["candidates"], v["rollouts"], v["tickets"],
                                                                       v["horizon"])
-        self.network, self.gate, self.depth = v["network"], v["gate"], v["depth"]
+        self.network, self.gate, self.depth, self.temperature = v["network"], v["gate"], v["depth"], v["temperature"]
         self._rollout_cores: dict = {}
         self.guide = None
         if guide:
@@ -81,28 +83,38 @@ class SearchAgent(Agent):
         """Actions int64 (B,) for observations float32 (B, obs_size), masks bool (B, n_actions), the
         look-ahead ``view`` of the same B games (:class:`~envs.airport_scramble.view.AirportScrambleView`)
         and the decision keys uint64 (B,) (``None``: the agent's generator)."""
+        return self.act_with_policy(observations, masks, view, keys)[0]
+
+    def act_with_policy(self, observations: np.ndarray, masks: np.ndarray, view=None,
+                        keys: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`act`, with its policy (``Agent.act_with_policy``): the candidates ``int64 (B, k)`` and,
+        with a ``temperature``, their weights by mean value (and its guide's logits) where it searched, else
+        all on its choice."""
         if view is None:
             raise ValueError("the search agent needs a look-ahead view: act(observations, masks, view); "
                              "train.evaluate.loop.play_solo and envs.view_of_env give one")
         masks = np.asarray(masks, bool)
         table = Table.from_observations(self.geo, observations)
-        cand, valid, best = self.ranked(table, masks) if self.guide is None else self.guided(observations, masks)
+        cand, valid, best, prior = self.ranked(table, masks) if self.guide is None else self.guided(observations, masks)
         search = (valid.sum(axis=1) >= 2) & ~self._completes(table, best)
-        if not search.any():
-            return best
+        chosen = np.zeros(len(best), np.int64)
+        gains = np.zeros(cand.shape)
         games = np.flatnonzero(search)
-        values = self.evaluate(view, games, cand[games], valid[games], None if keys is None else keys[games])
-        gain = values - values[:, :, :1]  # paired with the heuristic's choice (same random streams)
-        mean = gain.mean(axis=1)
-        spread = gain.std(axis=1) / np.sqrt(self.rollouts)
-        mean[(mean <= self.gate * spread) | ~valid[games]] = 0.0
+        if games.size:
+            values = self.evaluate(view, games, cand[games], valid[games], None if keys is None else keys[games])
+            gain = values - values[:, :, :1]  # paired with the heuristic's choice (same random streams)
+            gains[games] = mean = gain.mean(axis=1)
+            spread = gain.std(axis=1) / np.sqrt(self.rollouts)
+            gated = np.where((mean <= self.gate * spread) | ~valid[games], 0.0, mean)
+            chosen[games] = gated.argmax(axis=1)  # the first best: the heuristic's order breaks ties
         out = best.copy()
-        out[games] = cand[games, mean.argmax(axis=1)]  # the first best: the heuristic's order breaks ties
-        return out
+        out[games] = cand[games, chosen[games]]
+        return out, cand, candidate_policy(gains, valid, search, chosen, self.temperature, prior)
 
-    def ranked(self, table: Table, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def ranked(self, table: Table, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, None]:
         """The heuristic's ``candidates`` best legal actions per game, best first: actions int64
-        (B, k), ``valid`` bool (B, k) (False past a game's legal actions), and its choice int64 (B,)."""
+        (B, k), ``valid`` bool (B, k) (False past a game's legal actions), its choice int64 (B,), and no
+        prior (its policy weighs them evenly before their values)."""
         B, A = masks.shape
         scores = np.empty((B, A), np.int64)
         best = np.empty(B, np.int64)
@@ -116,10 +128,12 @@ class SearchAgent(Agent):
         rows = np.arange(B)[:, None]
         cand = np.take_along_axis(cand, np.argsort(key[rows, cand], axis=1), axis=1)
         valid = scores[rows, cand] < NONE
-        return cand, valid, best
+        return cand, valid, best, None
 
-    def guided(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """As :meth:`ranked`, by the guide's logits: its ``candidates`` most likely legal actions."""
+    def guided(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                                             np.ndarray]:
+        """As :meth:`ranked`, by the guide's logits: its ``candidates`` most likely legal actions, and
+        their logits float32 (B, k) (the prior of its policy)."""
         from agents.ppo import masked_logits
 
         inputs = self.guide.inputs
@@ -128,7 +142,7 @@ class SearchAgent(Agent):
         order = np.argsort(-logits, axis=1, kind="stable")[:, :k]
         valid = np.isfinite(np.take_along_axis(logits, order, axis=1))
         cand = inputs.variant_actions(np.where(valid, order, order[:, :1]))
-        return cand, valid, cand[:, 0].copy()
+        return cand, valid, cand[:, 0].copy(), np.take_along_axis(logits, order, axis=1)
 
     def _completes(self, table: Table, action: np.ndarray) -> np.ndarray:
         """bool (B,): the action is a flight landing on the destination with the passenger aboard."""

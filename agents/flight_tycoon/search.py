@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent, Knob
+from agents.base import Agent, Knob, candidate_policy
 from agents.flight_tycoon.facts import Facts
 from agents.flight_tycoon.heuristic import HeuristicAgent
 from agents.streams import decision_keys
@@ -66,19 +66,21 @@ class SearchAgent(Agent):
         "gate": Knob(float, doc="standard errors by which a candidate must beat the heuristic's choice"),
         "chunk": Knob(int, 1, doc="the most rollouts stepped at once (memory)"),
         "guide": Knob(str, doc="a ppo model zip: its policy chooses the candidates and plays the searching seat"),
+        "temperature": Knob(float, 0, doc="its policy as a training target: candidates weighted exp(mean value / "
+                                          "temperature) (0: all on its choice)"),
     }
 
     def __init__(self, seed: int | None = 0, rules: FlightTycoonRules | None = None, samples: int = 32,
                  candidates: int = 6, horizon: int = 16, ahead: float = 0.5, margin: float = 0.1, gate: float = 0.0,
-                 chunk: int = 8192, guide: str | None = None) -> None:
+                 chunk: int = 8192, guide: str | None = None, temperature: float = 0.0) -> None:
         self.heuristic = HeuristicAgent(seed=seed, rules=rules)  # ranks the candidates
         self.rollout_policy = HeuristicAgent(seed=None if seed is None else seed + 1, rules=rules)  # plays every seat
         super().__init__(seed, rules)
         given = dict(samples=samples, candidates=candidates, horizon=horizon, ahead=ahead, margin=margin, gate=gate,
-                     chunk=chunk)
+                     chunk=chunk, temperature=temperature)
         v = {name: self.knobs[name].parse(value, f"search agent knob {name!r}") for name, value in given.items()}
         self.samples, self.candidates, self.horizon, self.chunk = v["samples"], v["candidates"], v["horizon"], v["chunk"]
-        self.ahead, self.margin, self.gate = v["ahead"], v["margin"], v["gate"]
+        self.ahead, self.margin, self.gate, self.temperature = v["ahead"], v["margin"], v["gate"], v["temperature"]
         self._cores: dict = {}
         self.guide = None
         if guide:
@@ -99,6 +101,13 @@ class SearchAgent(Agent):
         """Actions ``int64 (B,)`` for observations ``float32 (B, obs_size)``, masks ``bool (B, A)``, the
         ``FlightTycoonView`` of the same B games (``envs.view_of_env`` gives one for the AEC env) and the
         decision keys ``uint64 (B,)`` (``None``: the agents' generators)."""
+        return self.act_with_policy(observations, masks, view, keys)[0]
+
+    def act_with_policy(self, observations: np.ndarray, masks: np.ndarray, view: FlightTycoonView | None = None,
+                        keys: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`act`, with its policy (``Agent.act_with_policy``): the candidates ``int64 (B, k)`` and,
+        with a ``temperature``, their weights by mean value (and its guide's logits) where it searched, else
+        all on its choice."""
         if view is None:
             raise ValueError("the search agent needs a look-ahead view: act(observations, masks, view) with an "
                              "envs.flight_tycoon.view.FlightTycoonView; train.evaluate.loop.play_games passes one, and "
@@ -118,19 +127,20 @@ class SearchAgent(Agent):
         k = min(self.candidates, masks.shape[1])
         cand = np.argsort(-scores, axis=1, kind="stable")[:, :k]  # (B, k), the heuristic's best first
         valid = np.isfinite(np.take_along_axis(scores, cand, 1))
-        best = cand[:, 0].copy()
+        chosen = np.zeros(len(cand), np.int64)
         search = valid.sum(1) >= 2
         if not search.any():
-            return best
+            return cand[:, 0].copy(), cand, candidate_policy(np.zeros(cand.shape), valid, search, chosen, 0.0)
         values = self.evaluate(view, cand, valid & search[:, None], keys)  # (B, samples, k); none where plain
         gain = values - values[:, :, :1]  # paired with the heuristic's choice (same sample, same stream)
         mean = gain.mean(1)
         spread = gain.std(1) / np.sqrt(self.samples)
-        mean[(mean <= self.gate * spread) | ~valid] = -np.inf
-        mean[:, 0] = 0.0
-        out = best
-        out[search] = cand[search, mean[search].argmax(1)]  # the first best: the heuristic's order breaks ties
-        return out
+        gated = np.where((mean <= self.gate * spread) | ~valid, -np.inf, mean)
+        gated[:, 0] = 0.0
+        chosen[search] = gated[search].argmax(1)  # the first best: the heuristic's order breaks ties
+        out = cand[np.arange(len(cand)), chosen]
+        prior = None if self.guide is None else np.take_along_axis(scores, cand, 1)
+        return out, cand, candidate_policy(mean, valid, search, chosen, self.temperature, prior)
 
     def _adopt(self, rules: FlightTycoonRules) -> None:
         """Play by the view's rules when built without any (the heuristics score VP by them)."""

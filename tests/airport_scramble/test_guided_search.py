@@ -20,13 +20,14 @@ def test_the_candidates_are_the_guides_most_likely_legal_actions_its_choice_firs
     spec, core, state, seeds, decisions = position(GAME, 2)
     agent = make_agent(GAME, f"search:guide={GUIDE},candidates=3", core.rules)
     obs, masks = core.observe(state), core.legal_mask(state)
-    cand, valid, best = agent.guided(obs, masks)
+    cand, valid, best, prior = agent.guided(obs, masks)
     logits = masked_logits(agent.guide.policy, agent.guide.inputs(obs, masks), masks)
     assert np.array_equal(best, logits.argmax(axis=1)) and np.array_equal(best, agent.guide.act(obs, masks))
     for row in range(len(obs)):
         legal = np.flatnonzero(masks[row])
         top = legal[np.argsort(-logits[row, legal], kind="stable")][:3]
         assert np.array_equal(cand[row, valid[row]], top)
+        np.testing.assert_array_equal(prior[row, valid[row]], logits[row, top])  # its policy's prior
 
 
 @pytest.mark.parametrize("spec_text", [f"search:guide={GUIDE},candidates=2,rollouts=2,depth=2"])

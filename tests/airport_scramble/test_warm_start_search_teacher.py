@@ -20,3 +20,7 @@ def test_the_teachers_games_are_the_same_in_one_process_or_two():
 
 def test_the_teachers_decisions_do_not_depend_on_the_chunking():
     teaching.check_the_teachers_decisions_do_not_depend_on_the_chunking(GAME, TEACHER)
+
+
+def test_a_search_teachers_policy_weighs_its_candidates_by_value():
+    teaching.check_a_search_teachers_policy_weighs_its_candidates_by_value(GAME, TEACHER)

@@ -24,6 +24,11 @@ def test_the_teachers_decisions_do_not_depend_on_the_chunking():
     teaching.check_the_teachers_decisions_do_not_depend_on_the_chunking(GAME, TEACHER)
 
 
+@pytest.mark.parametrize("opponent", [None, "heuristic"])
+def test_a_search_teachers_policy_weighs_its_candidates_by_value(opponent):
+    teaching.check_a_search_teachers_policy_weighs_its_candidates_by_value(GAME, TEACHER, opponent)
+
+
 def test_a_teacher_in_one_seat_gives_that_seats_decisions_only():
     pure = "heuristic:noise=0"  # without tie-breaking noise: the same play whoever's seed
     _, every = teaching.teacher_data(GAME, pure)

@@ -23,7 +23,28 @@ import numpy as np
 import envs
 
 #: The arrays of the teacher's decisions.
-DECISION_KEYS = ("inputs", "masks", "actions", "returns", "games", "seats")
+DECISION_KEYS = ("inputs", "masks", "actions", "returns", "games", "seats", "target_actions", "target_probs")
+
+#: The teacher's policy at each decision (absent from decisions saved before it was kept).
+TARGET_KEYS = ("target_actions", "target_probs")
+
+
+class PolicyTap:
+    """The teacher as the play loop sees it (its name, key, view and keys forwarded), keeping the policy
+    of its last ``act`` (``Agent.act_with_policy``) for the :class:`TeacherRecorder`."""
+
+    def __init__(self, teacher) -> None:
+        self.teacher = teacher
+        self.last: tuple[np.ndarray, np.ndarray] | None = None  # (actions (R, k), probabilities (R, k))
+
+    def __getattr__(self, name):
+        return getattr(self.teacher, name)
+
+    def act(self, observations, masks, view=None, keys=None) -> np.ndarray:
+        """The teacher's actions ``int64 (R,)``; its policy at them is kept in ``last``."""
+        actions, weighed, probs = self.teacher.act_with_policy(observations, masks, view, keys)
+        self.last = (np.asarray(weighed, np.int64), np.asarray(probs, np.float32))
+        return actions
 
 
 class TeacherRecorder:
@@ -34,8 +55,9 @@ class TeacherRecorder:
     in each game, or ``None`` (every seat is the teacher's); ``gamma``: the discount per decision of a seat.
     """
 
-    def __init__(self, inputs, n_games: int, first_game: int, taught: np.ndarray | None, gamma: float) -> None:
-        self.inputs, self.first_game, self.taught, self.gamma = inputs, first_game, taught, gamma
+    def __init__(self, inputs, n_games: int, first_game: int, taught: np.ndarray | None, gamma: float,
+                 tap: PolicyTap) -> None:
+        self.inputs, self.first_game, self.taught, self.gamma, self.tap = inputs, first_game, taught, gamma, tap
         self.n_games = n_games
         self.live = np.zeros(n_games, bool)  # by game: what the loop's state showed before its next step
         self.seat = np.zeros(n_games, np.int64)
@@ -74,7 +96,14 @@ class TeacherRecorder:
         rewards = np.reshape(np.asarray(rewards, np.float64), (games.size, -1))[live]
         self.n_players = rewards.shape[1]
         m = g[mine]
-        kept = (self.kept[m].copy(), self.masks[m].copy(), np.asarray(actions, np.int64)[live][mine]) if m.size else None
+        kept = None
+        if m.size:
+            # the teacher acted on the whole batch (it plays every seat) or on its live rows only
+            weighed, probs = self.tap.last
+            rows = np.flatnonzero(live)[mine] if len(weighed) == games.size else np.arange(m.size)
+            kept = (self.kept[m].copy(), self.masks[m].copy(), np.asarray(actions, np.int64)[live][mine],
+                    weighed[rows], probs[rows])
+        self.tap.last = None
         self.steps.append((g, seat, mine, rewards, kept))
         self._look(core, state, games)
 
@@ -88,8 +117,9 @@ class TeacherRecorder:
             ret = between[g, seat] + self.gamma * ret_next[g, seat]
             ret_next[g, seat], between[g, seat] = ret, 0.0
             if kept is not None:
-                for key, value in zip(DECISION_KEYS, (*kept, ret[mine].astype(np.float32), self.first_game + g[mine],
-                                                      seat[mine])):
+                inputs, masks, actions, weighed, probs = kept
+                for key, value in zip(DECISION_KEYS, (inputs, masks, actions, ret[mine].astype(np.float32),
+                                                      self.first_game + g[mine], seat[mine], weighed, probs)):
                     parts[key].append(value)
         if not parts["actions"]:
             raise ValueError("the teacher made no decisions")
@@ -107,8 +137,9 @@ def teacher_decisions(game, rules, teacher, seeds, inputs, gamma: float, opponen
     Returns ``inputs`` ``float16 (N, ·)`` (what the policy reads of the deciding seat's observation and
     mask, ``inputs`` an ``agents.ppo.Inputs``), ``masks`` ``bool (N, A)``, ``actions`` ``int64 (N,)``,
     ``returns`` ``float32 (N,)`` (the seat's discounted return from that decision on, discounted once per
-    decision of that seat: what PPO's value function learns), ``games`` ``int64 (N,)`` (the game number)
-    and ``seats`` ``int64 (N,)`` (the seat that decided).
+    decision of that seat: what PPO's value function learns), ``games`` ``int64 (N,)`` (the game number),
+    ``seats`` ``int64 (N,)`` (the seat that decided), and the teacher's policy (``Agent.act_with_policy``),
+    what the student is fitted to: ``target_actions`` ``int64 (N, k)`` with ``target_probs`` ``float32 (N, k)``.
     """
     from train.evaluate.loop import play_games
 
@@ -116,8 +147,9 @@ def teacher_decisions(game, rules, teacher, seeds, inputs, gamma: float, opponen
     G, n = len(seeds), core.n_players
     taught = None if opponent is None else (first_game + np.arange(G)) % n
     lineups = None if taught is None else np.where(np.arange(n)[None, :] == taught[:, None], 0, 1)
-    agents = [teacher] if opponent is None else [teacher, opponent]
-    recorder = TeacherRecorder(inputs, G, first_game, taught, gamma)
+    tap = PolicyTap(teacher)
+    agents = [tap] if opponent is None else [tap, opponent]
+    recorder = TeacherRecorder(inputs, G, first_game, taught, gamma, tap)
     play_games(core, agents, seeds, lineups, batch_size=max(G, 1), progress=False, make_view=game.make_view,
                summary=game.summary_of(), observers=[recorder])
     return recorder.result()
@@ -159,6 +191,7 @@ def teacher_chunk(game_id: str, rules, warm, inputs: dict, seed: int, gamma: flo
         if space is not None:  # in the family layout
             data["masks"] = reads.family_masks(data["masks"])
             data["actions"] = reads.embedding.action_index[data["actions"]]
+            data["target_actions"] = reads.embedding.action_index[data["target_actions"]]
         parts.append(data)
     return joined(parts)
 
@@ -238,7 +271,10 @@ def load_decisions(path: Path, meta: dict, games: int) -> tuple[dict, dict]:
     try:
         with np.load(path) as f:
             stored = json.loads(str(f["meta"]))
-            data = {key: f[key] for key in DECISION_KEYS}
+            data = {key: f[key] for key in DECISION_KEYS if key in f or key not in TARGET_KEYS}
+            if "target_actions" not in data:  # saved before the teacher's policy was kept: its actions
+                data["target_actions"] = data["actions"][:, None]
+                data["target_probs"] = np.ones((len(data["actions"]), 1), np.float32)
     except FileNotFoundError:
         raise ValueError(f"{where}: no such file") from None
     except IsADirectoryError:
@@ -273,7 +309,8 @@ def reread_inputs(data: dict, stored: dict, inputs, obs_size: int) -> np.ndarray
 def clone(model, data: dict, epochs: int, batch_size: int, learning_rate: float, seed: int, log=None,
           holdout: float = 0.1, fits: Callable[[float], bool] | None = None, now: Callable[[], float] | None = None
           ) -> list[tuple[float, float | None]]:
-    """Behaviour cloning: fit the policy of ``model`` to the teacher's actions (masked cross-entropy) and
+    """Behaviour cloning: fit the policy of ``model`` to the teacher's policy (masked cross-entropy with
+    ``target_probs`` over ``target_actions``: its action, or a search's candidates weighed by value) and
     its value function to the teacher's returns (mean squared error, weighted by ``vf_coef``), ``epochs``
     passes over ``data`` (:func:`teacher_decisions`) less a held-out share ``holdout`` of its decisions.
 
@@ -323,7 +360,8 @@ def clone(model, data: dict, epochs: int, batch_size: int, learning_rate: float,
             if fits is not None and not fits(batch_seconds + held_seconds):
                 break
             began = clock()
-            loss = torch.nn.functional.cross_entropy(logits, actions) \
+            log_p = torch.log_softmax(logits, 1).gather(1, torch.as_tensor(data["target_actions"][part]))
+            loss = -(torch.as_tensor(data["target_probs"][part]) * log_p).sum(1).mean() \
                 + model.vf_coef * torch.nn.functional.mse_loss(values, torch.as_tensor(data["returns"][part]))
             optimizer.zero_grad()
             loss.backward()

@@ -66,3 +66,21 @@ def check_the_teachers_decisions_do_not_depend_on_the_chunking(game_id, teacher)
     a, b = np.argsort(whole[0]["games"], kind="stable"), np.argsort(joined["games"], kind="stable")
     for key in whole[0]:
         np.testing.assert_array_equal(whole[0][key][a], joined[key][b], err_msg=key)
+
+
+def check_a_search_teachers_policy_weighs_its_candidates_by_value(game_id, teacher, opponent=None):
+    """With a ``temperature`` the search's policy (the cloning target) spreads over its legal candidates,
+    most on the move it plays, without changing its play; at 0 it is all on that move."""
+    _, hard = teacher_data(game_id, teacher, opponent)
+    _, soft = teacher_data(game_id, f"{teacher},temperature=0.05", opponent)
+    for key in ("actions", "games", "seats", "inputs"):  # the same play
+        np.testing.assert_array_equal(hard[key], soft[key], err_msg=key)
+    rows = np.arange(len(hard["actions"]))
+    assert (hard["target_probs"].max(1) == 1).all()
+    np.testing.assert_array_equal(hard["target_actions"][rows, hard["target_probs"].argmax(1)], hard["actions"])
+    probs, weighed = soft["target_probs"], soft["target_actions"]
+    np.testing.assert_allclose(probs.sum(1), 1, rtol=1e-5)
+    assert soft["masks"][np.repeat(rows, probs.shape[1]), weighed.reshape(-1)][probs.reshape(-1) > 0].all()
+    played = np.where(weighed == soft["actions"][:, None], probs, 0).sum(1)
+    np.testing.assert_allclose(played, probs.max(1), rtol=1e-6)  # gate 0: a best candidate is played
+    assert ((probs > 0).sum(1) >= 2).mean() > 0.2  # searched decisions spread over their candidates

@@ -219,6 +219,7 @@ def test_a_general_warm_start_plays_its_teacher_under_variants_block_by_block(ga
     family = game.make_core(space.family)
     assert whole["masks"].shape[1] == family.n_actions
     assert whole["masks"][np.arange(len(whole["actions"])), whole["actions"]].all()
+    np.testing.assert_array_equal(whole["target_actions"][:, 0], whole["actions"])  # its policy, in the family layout
     features = whole["inputs"][:, family.obs_size:family.obs_size + space.size].astype(np.float32)
     first = whole["games"] < VARIANT_GAMES  # two variants: their rule features differ
     assert len({tuple(r) for r in features[first]}) == 1 and len({tuple(r) for r in features[~first]}) == 1

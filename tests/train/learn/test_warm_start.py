@@ -53,6 +53,11 @@ def test_saved_decisions_are_reused_by_a_run_needing_as_many_games_or_fewer(tmp_
         load_decisions(path, {**meta, "teacher": "search"}, 4)
     with pytest.raises(ValueError, match="games .file 6, this run needs 8"):
         load_decisions(path, meta, 8)
+    older = tmp_path / "older.npz"  # saved before the teacher's policy was kept: its actions are the targets
+    save_decisions(older, {k: v for k, v in data.items() if not k.startswith("target_")}, {**meta, "games": 6})
+    again, _ = load_decisions(older, meta, 6)
+    np.testing.assert_array_equal(again["target_actions"][:, 0], data["actions"])
+    assert (again["target_probs"] == 1).all() and again["target_probs"].shape == (len(data["actions"]), 1)
     broken = tmp_path / "broken.npz"
     broken.write_bytes(path.read_bytes()[:300])
     with pytest.raises(ValueError, match="not the teacher's decisions written by aerodeck train"):
@@ -83,6 +88,26 @@ def test_behaviour_cloning_reports_held_out_accuracy_from_before_the_first_pass_
     assert result[-1][0] > calls[0][3]  # it learnt something from the teacher
     few = {key: value[:5] for key, value in data.items()}  # too few to hold any out: said, not NaN
     assert clone(model, few, 1, 64, 1e-3, 0, holdout=0.1)[0][1] is None
+
+
+def test_behaviour_cloning_fits_the_teachers_policy_not_only_its_action():
+    game = SOLO
+    core, data = teacher_data(game.id, "heuristic", games=40)
+    data["inputs"] = data["inputs"][:, :core.obs_size + core.n_actions]
+    first = data["masks"].argmax(1)  # a policy that differs from the moves played: the first legal action
+    data["target_actions"] = np.stack([first, data["actions"]], 1)
+    data["target_probs"] = np.tile(np.float32([0.9, 0.1]), (len(first), 1))
+    model = tiny_model(game, Inputs(mask=True))
+    clone(model, data, 8, 64, 3e-3, 0, holdout=0.0)
+    import torch
+
+    policy = model.policy
+    with torch.no_grad():
+        x = torch.as_tensor(data["inputs"], dtype=torch.float32)
+        latent_pi, _ = policy.mlp_extractor(policy.extract_features(x, policy.pi_features_extractor))
+        chosen = policy.action_net(latent_pi).masked_fill(~torch.as_tensor(data["masks"]), -1e9).argmax(1).numpy()
+    departs = first != data["actions"]
+    assert departs.mean() > 0.5 and (chosen == first)[departs].mean() > 0.8  # it learnt the policy's favourite
 
 
 def test_behaviour_cloning_stops_at_the_deadline_within_a_pass():
