@@ -54,8 +54,8 @@ class SearchAgent(Agent):
         "gate": Knob(float, doc="standard errors by which a candidate must beat the heuristic's choice"),
         "guide": Knob(str, doc="a ppo model zip: its policy chooses the candidates and plays the rollouts"),
         "depth": Knob(int, 0, doc="with a guide: decisions before its value ends a rollout (0: as without one)"),
-        "temperature": Knob(float, 0, doc="its policy as a training target: candidates weighted exp(mean value / "
-                                          "temperature) (0: all on its choice)"),
+        "temperature": Knob(float, 0, doc="its policy as a training target: candidates weighted exp(mean gain / "
+                                          "temperature), times its guide's policy (0: all on its choice)"),
     }
 
     def __init__(self, seed: int | None = 0, rules: AirportScrambleRules | None = None, candidates: int = 4,

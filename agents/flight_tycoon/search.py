@@ -66,8 +66,8 @@ class SearchAgent(Agent):
         "gate": Knob(float, doc="standard errors by which a candidate must beat the heuristic's choice"),
         "chunk": Knob(int, 1, doc="the most rollouts stepped at once (memory)"),
         "guide": Knob(str, doc="a ppo model zip: its policy chooses the candidates and plays the searching seat"),
-        "temperature": Knob(float, 0, doc="its policy as a training target: candidates weighted exp(mean value / "
-                                          "temperature) (0: all on its choice)"),
+        "temperature": Knob(float, 0, doc="its policy as a training target: candidates weighted exp(mean gain / "
+                                          "temperature), times its guide's policy (0: all on its choice)"),
     }
 
     def __init__(self, seed: int | None = 0, rules: FlightTycoonRules | None = None, samples: int = 32,

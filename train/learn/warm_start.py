@@ -52,7 +52,8 @@ class TeacherRecorder:
 
     ``inputs``: what the policy reads (``agents.ppo.Inputs``); ``n_games``: the games of the play (numbered
     0 … G−1 by the loop, ``first_game`` + that in the data); ``taught``: ``int64 (G,)``, the teacher's seat
-    in each game, or ``None`` (every seat is the teacher's); ``gamma``: the discount per decision of a seat.
+    in each game, or ``None`` (every seat is the teacher's); ``gamma``: the discount per decision of a seat;
+    ``tap``: the teacher as the loop plays it (its policy at each decision is kept with the decision).
     """
 
     def __init__(self, inputs, n_games: int, first_game: int, taught: np.ndarray | None, gamma: float,
