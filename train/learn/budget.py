@@ -8,8 +8,8 @@ every sidecar, so ``--resume`` continues to the same total (or adds ``--steps``/
   config's scaled by N / ``[train] steps`` (a warm start scaled below ``[budget] min_teacher_games``
   is skipped, and the plan says how to get the full one);
 - ``--minutes M``: every stage ends by its deadline on one clock — the warm start within ``[budget]
-  warm_start`` of M (its teacher games sized by a measured rate, its cloning stopped at the
-  deadline), the evaluations within ``[budget] evaluation`` of M (their deals sized by a measured
+  warm_start`` of M (its teacher playing until two thirds of it, its chunks sized by a measured rate,
+  its cloning stopped at the deadline), the evaluations within ``[budget] evaluation`` of M (their deals sized by a measured
   rate), PPO the rest, stopping before an update that would not fit; only the final save comes after.
 """
 
@@ -134,9 +134,11 @@ class Plan:
 
     #: This session's budget (what is left of the run's total).
     session: Budget
-    #: Teacher games to play (0: no warm start) and why that many.
+    #: Teacher games to play (0: no warm start; under a deadline, the most it may play) and why that many.
     teacher_games: int = 0
     warm_note: str = ""
+    #: Under a deadline: the teacher games its measured speed fits (the chunks are sized by it).
+    teacher_fit: int | None = None
     #: Deals per evaluation.
     eval_games: int = 0
     #: PPO steps of this session (``None`` under a time budget).
@@ -159,8 +161,10 @@ class Plan:
 
         lines = []
         if self.teacher_games:
-            lines.append(f"warm start{share(self.warm_start.deadline) if total else ''}: "
-                         f"{self.teacher_games:,} teacher games, then cloning" + (f" ({self.warm_note})" if self.warm_note else ""))
+            games = f"{self.teacher_games:,} teacher games" if (self.teacher_fit or self.teacher_games) >= \
+                self.teacher_games else f"teacher games until {_clock(self.teacher_deadline)}"
+            lines.append(f"warm start{share(self.warm_start.deadline) if total else ''}: {games}, then cloning"
+                         + (f" ({self.warm_note})" if self.warm_note else ""))
         elif self.warm_note:
             lines.append(f"warm start: {self.warm_note}")
         if total is None:
@@ -173,7 +177,8 @@ class Plan:
 
     def to_dict(self) -> dict:
         """For the sidecar: what each stage was given and took."""
-        return {"session": self.session.to_dict(), "teacher_games": self.teacher_games, "eval_games": self.eval_games,
+        return {"session": self.session.to_dict(), "teacher_games": self.teacher_games, "teacher_fit": self.teacher_fit,
+                "eval_games": self.eval_games,
                 "eval_allowance": self.eval_allowance,
                 "stages": {s.name: s.to_dict() for s in (self.warm_start, self.evaluation, self.ppo)}}
 
@@ -229,16 +234,16 @@ def plan_minutes(session: Budget, config, clock: Clock, warm_games: int, teacher
         else:
             rate = teacher_rate()
             fit = int(rate * max(plan.teacher_deadline - clock.now(), 0.0))
-            plan.teacher_games = min(warm_games, fit)
-            if plan.teacher_games < min(warm_games, config.budget.min_teacher_games):  # cut below the floor
+            if min(warm_games, fit) < min(warm_games, config.budget.min_teacher_games):  # cut below the floor
                 plan.warm_note = (f"off — its share leaves time for {fit:,} teacher games at {rate:,.1f} games/s, under "
                                   f"[budget] min_teacher_games = {config.budget.min_teacher_games}; give more --minutes "
                                   f"or reuse a run's warm_start.npz with [warm_start] decisions")
                 plan.teacher_games = 0
                 plan.warm_start.deadline = plan.teacher_deadline = None
-            else:
-                plan.warm_note = f"{rate:,.1f} games/s measured" + (f"; the full warm start is {warm_games:,}"
-                                                                    if plan.teacher_games < warm_games else "")
+            else:  # as many as the deadline lets it play (the first chunk's speed underrates big chunks)
+                plan.teacher_games, plan.teacher_fit = warm_games, min(warm_games, fit)
+                plan.warm_note = f"{rate:,.1f} games/s measured" if fit >= warm_games else \
+                    f"about {fit:,} at the {rate:,.1f} games/s measured, at most {warm_games:,}"
     overhead, deals_per_second = eval_cost()
     each = plan.eval_allowance / EVALUATIONS - overhead
     plan.eval_games = max(1, min(config.train.eval_games, int(deals_per_second * each)))

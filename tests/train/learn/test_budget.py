@@ -8,7 +8,7 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from tests.games import SOLO  # noqa: E402
-from train.learn.budget import Budget, Clock, plan_steps  # noqa: E402
+from train.learn.budget import Budget, Clock, plan_minutes, plan_steps  # noqa: E402
 from train.learn.config import default_config, load_config  # noqa: E402
 
 #: The fake clock's step: every reading of it is this many seconds after the one before.
@@ -72,6 +72,19 @@ def test_a_minutes_budget_keeps_every_stage_inside_its_announced_share(tmp_path,
     warm = last["warm_start"]
     assert warm["games"] == 96 and 1 <= warm["epochs"] < 100_000  # cloning stopped at the warm start's deadline
     assert last["steps"] > 0 and last["budget"] == {"minutes": minutes}
+
+
+def test_a_minutes_teacher_plays_until_its_deadline_not_only_the_games_its_first_chunk_measured():
+    config = default_config(SOLO.id)
+    clock = Clock(lambda: 0.0)
+    plan = plan_minutes(Budget(minutes=10), config, clock, 5000, lambda: 2.0, lambda: (0.5, 100.0))
+    deadline = 10 * 60 * config.budget.warm_start * 2 / 3
+    assert plan.teacher_deadline == deadline and plan.teacher_fit == int(2.0 * deadline) < 5000
+    assert plan.teacher_games == 5000  # the most it may play: chunks start while the next still fits
+    assert f"teacher games until {deadline // 60:.0f}:00, then cloning (about {plan.teacher_fit:,} at the 2.0 " \
+           "games/s measured, at most 5,000)" in plan.describe()[0]
+    slow = plan_minutes(Budget(minutes=10), config, clock, 5000, lambda: 0.01, lambda: (0.5, 100.0))
+    assert slow.teacher_games == 0 and "under [budget] min_teacher_games" in slow.warm_note
 
 
 def test_a_smoke_run_of_few_steps_skips_the_warm_start_and_says_how_to_get_it():
