@@ -409,8 +409,11 @@ def warm_start(run: Run, model) -> None:
         began = run.clock.now()
         data, play_seconds = teacher_data(run)
         warm = run.config.warm_start
+        before = {}
 
         def log(epoch, loss, accuracy, held_out):
+            if not epoch:
+                before["held_out"] = held_out
             if epoch:
                 model.logger.record("warm_start/loss", loss)
                 model.logger.record("warm_start/accuracy", accuracy)
@@ -429,6 +432,7 @@ def warm_start(run: Run, model) -> None:
                           "decisions": int(len(data["actions"])), "epochs": len(accuracies),
                           "accuracy": accuracies[-1][0] if accuracies else None,
                           "held_out_accuracy": accuracies[-1][1] if accuracies else None,
+                          "held_out_accuracy_before": before.get("held_out"),
                           "play_seconds": round(play_seconds, 1), "seconds": round(run.clock.now() - began, 1),
                           "decisions_from": warm.decisions or None}
         plan.warm_start.done(run.clock, began)

@@ -90,6 +90,7 @@ def test_a_run_writes_event_files_checkpoints_and_sidecars(tiny_run):
     assert first["command"].startswith(f"aerodeck train {game_id} --steps 1024")
     assert first["config"]["ppo"]["n_steps"] == 16
     assert first["warm_start"]["games"] == 8 and 0 <= first["warm_start"]["held_out_accuracy"] <= 1
+    assert 0 <= first["warm_start"]["held_out_accuracy_before"] <= 1  # what cloning started from
     rows = (out / "evaluations.csv").read_text().splitlines()
     assert rows[1].startswith("0,")  # the warm-started policy is evaluated before PPO moves it
     evaluation = first["evaluation"]
