@@ -9,8 +9,9 @@ every sidecar, so ``--resume`` continues to the same total (or adds ``--steps``/
   is skipped, and the plan says how to get the full one);
 - ``--minutes M``: every stage ends by its deadline on one clock — the warm start within ``[budget]
   warm_start`` of M (its teacher playing until two thirds of it, its chunks sized by a measured rate,
-  its cloning stopped at the deadline), the evaluations within ``[budget] evaluation`` of M (their deals sized by a measured
-  rate), PPO the rest, stopping before an update that would not fit; only the final save comes after.
+  its cloning stopped at the deadline), the evaluations within ``[budget] evaluation`` of M (their
+  deals sized by a measured rate), PPO the rest, stopping before an update that would not fit; only
+  the final save comes after.
 """
 
 from __future__ import annotations

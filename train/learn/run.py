@@ -414,7 +414,7 @@ def warm_start(run: Run, model) -> None:
         def log(epoch, loss, accuracy, held_out):
             if not epoch:
                 before["held_out"] = held_out
-            if epoch:
+            else:
                 model.logger.record("warm_start/loss", loss)
                 model.logger.record("warm_start/accuracy", accuracy)
             if held_out is not None:
