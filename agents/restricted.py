@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent, act
+from agents.base import Agent
 
 #: The agent-spec name of restricted play.
 NAME = "restricted"
@@ -60,6 +60,11 @@ class RestrictedAgent(Agent):
         """Actions ``int64 (B,)``: the base agent's choice among the legal actions of an allowed kind
         (``masks`` ``bool (B, A)``; ``view`` the look-ahead view of the same B games, required; ``keys``
         the decision keys ``uint64 (B,)``, passed on to the base agent)."""
+        return self.act_with_policy(observations, masks, view, keys)[0]
+
+    def act_with_policy(self, observations: np.ndarray, masks: np.ndarray, view=None,
+                        keys: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`act`, with the base agent's policy among the allowed actions (``Agent.act_with_policy``)."""
         if view is None:
             raise ValueError("restricted play needs the games' view to tell the kinds of their actions")
         masks = np.asarray(masks, bool)
@@ -69,7 +74,7 @@ class RestrictedAgent(Agent):
         allowed[empty] = masks[empty]
         self.decisions += int(masks.any(axis=1).sum())
         self.fallbacks += int(empty.sum())
-        return act(self.base, observations, allowed, view if self.base.needs_view else None, keys)
+        return self.base.act_with_policy(observations, allowed, view if self.base.needs_view else None, keys)
 
 
 def split_spec(params: dict[str, str]) -> tuple[str, str, dict[str, str]]:

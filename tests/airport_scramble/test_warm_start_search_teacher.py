@@ -24,3 +24,13 @@ def test_the_teachers_decisions_do_not_depend_on_the_chunking():
 
 def test_a_search_teachers_policy_weighs_its_candidates_by_value():
     teaching.check_a_search_teachers_policy_weighs_its_candidates_by_value(GAME, TEACHER)
+
+
+def test_a_restricted_search_teaches_its_policy_among_the_allowed_actions_only():
+    import numpy as np
+
+    core, data = teaching.teacher_data(GAME, f"restricted:base=search,forbid=replace,{TEACHER[7:]},temperature=0.1")
+    weighed = data["target_probs"] > 0
+    kinds = core.index_kinds[data["target_actions"]]
+    assert weighed.sum(1).max() >= 2  # the base search's policy, spread over its candidates
+    assert not (weighed & (kinds == core.actions.kinds.index("replace"))).any()

@@ -69,8 +69,9 @@ def check_the_teachers_decisions_do_not_depend_on_the_chunking(game_id, teacher)
 
 
 def check_a_search_teachers_policy_weighs_its_candidates_by_value(game_id, teacher, opponent=None):
-    """With a ``temperature`` the search's policy (the cloning target) spreads over its legal candidates,
-    most on the move it plays, without changing its play; at 0 it is all on that move."""
+    """With a ``temperature`` the search's policy (the cloning target) spreads over its legal candidates
+    without changing its play — an unguided search at gate 0 plays a most probable one; at 0 it is all
+    on the move played."""
     _, hard = teacher_data(game_id, teacher, opponent)
     _, soft = teacher_data(game_id, f"{teacher},temperature=0.05", opponent)
     for key in ("actions", "games", "seats", "inputs"):  # the same play
