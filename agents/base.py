@@ -150,7 +150,7 @@ class Agent:
         (summing to 1 in each row). Here: all on the action played (k = 1); a search agent spreads them
         over its candidates by their values."""
         actions = act(self, observations, masks, view, keys)
-        return actions, actions[:, None].copy(), np.ones((actions.size, 1), np.float32)
+        return (actions, *played_policy(actions))
 
     def act_one(self, observation: np.ndarray, mask: np.ndarray, view=None) -> int:
         """One action for a single (unbatched) observation and mask, e.g. inside a Gymnasium env (random
@@ -178,6 +178,13 @@ class Agent:
         if keys is None:
             return self.rng.gumbel(size=shape)
         return -np.log(-np.log(uniforms(keys, shape[1], part)))
+
+
+def played_policy(actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The policy all on the actions played (``int64 (B,)``): the actions ``int64 (B, 1)`` and their
+    probabilities ``float32 (B, 1)``, all 1."""
+    actions = np.asarray(actions, np.int64)
+    return actions[:, None].copy(), np.ones((actions.size, 1), np.float32)
 
 
 def candidate_policy(gains: np.ndarray, valid: np.ndarray, searched: np.ndarray, chosen: np.ndarray,

@@ -75,7 +75,8 @@ def choose_caution(rows: list[dict], cautions: list[float]) -> float:
 
 def set_caution(model: Path, caution: float, record: dict) -> None:
     """Write ``caution`` (and how it was chosen, ``record``) into the sidecar of ``model``, atomically."""
-    write_file(sidecar_path(model), json.dumps({**read_sidecar(model), "caution": {"value": caution, **record}}, indent=2) + "\n")
+    sidecar = {**read_sidecar(model), "caution": {"value": caution, **record}}
+    write_file(sidecar_path(model), json.dumps(sidecar, indent=2) + "\n")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -134,8 +135,8 @@ def main(argv: list[str] | None = None) -> None:
         for r in rows:
             cells = [r["cautions"][f"{m:g}"] for m in cautions]
             lines.append(f"| {r['variant']} | {r['rules']} | " + " | ".join(
-                (f"{c['difference']:+.3f}" if game.solo else f"{c['model']:.3f}") + f" [{c['low']:.3f}, {c['high']:.3f}]"
-                for c in cells) + " |")
+                (f"{c['difference']:+.3f}" if game.solo else f"{c['model']:.3f}")
+                + f" [{c['low']:.3f}, {c['high']:.3f}]" for c in cells) + " |")
         best = choose_caution(rows, cautions)
         lines += ["", f"The caution whose worst variant is best: {best:g}"]
     else:

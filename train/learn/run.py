@@ -461,7 +461,8 @@ def teacher_data(run: Run) -> tuple[dict, float]:
     chunk = warm.play_batch if plan.teacher_fit is None else \
         min(warm.play_batch, max(TEACHER_PROBE, math.ceil((plan.teacher_fit - first) / (4 * warm.workers))))
     deadline = plan.teacher_deadline
-    with tqdm(total=plan.teacher_fit or plan.teacher_games, initial=first, unit="game", desc=f"warm start: teacher games ({warm.teacher})",
+    with tqdm(total=plan.teacher_fit or plan.teacher_games, initial=first, unit="game",
+              desc=f"warm start: teacher games ({warm.teacher})",
               disable=not run.progress, dynamic_ncols=True) as bar:
         parts = run.teacher_parts + ws.play_teacher(
             run.game.id, run.rules, warm, run.inputs.to_dict(), run.seed, run.config.ppo.gamma, plan.teacher_games,

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 import envs
+from agents.base import played_policy
 
 #: The arrays of the teacher's decisions.
 DECISION_KEYS = ("inputs", "masks", "actions", "returns", "games", "seats", "target_actions", "target_probs")
@@ -272,10 +273,10 @@ def load_decisions(path: Path, meta: dict, games: int) -> tuple[dict, dict]:
     try:
         with np.load(path) as f:
             stored = json.loads(str(f["meta"]))
-            data = {key: f[key] for key in DECISION_KEYS if key in f or key not in TARGET_KEYS}
-            if "target_actions" not in data:  # saved before the teacher's policy was kept: its actions
-                data["target_actions"] = data["actions"][:, None]
-                data["target_probs"] = np.ones((len(data["actions"]), 1), np.float32)
+            data = {key: f[key] for key in DECISION_KEYS if key not in TARGET_KEYS}
+            # decisions saved before the teacher's policy was kept: their actions are the targets
+            targets = {key: f[key] for key in TARGET_KEYS if key in f}
+            data.update(targets or zip(TARGET_KEYS, played_policy(data["actions"])))
     except FileNotFoundError:
         raise ValueError(f"{where}: no such file") from None
     except IsADirectoryError:
