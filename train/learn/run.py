@@ -138,20 +138,27 @@ class Run:
         plan = self.plan
         return plan.eval_allowance is None or plan.evaluation.seconds + 2 * plan.eval_estimate <= plan.eval_allowance
 
-    def evaluate(self, model, inputs) -> dict:
-        """Evaluate ``model``'s greedy policy now; note it in ``evaluations.csv``, keep ``best.zip``."""
+    def evaluation_of(self, policy, inputs, deals: int) -> dict:
+        """The run's evaluation of ``policy``'s greedy play on ``deals`` deals of ``[train] eval_seed``: on
+        the run's rules, or for a rule-general run on them and its evaluation variants
+        (``train.learn.variants.evaluate_general``)."""
         from agents.ppo import PPOAgent
-        from train.learn.callbacks import append_evaluation
-        from train.learn.model import evaluate, save_model
+        from train.learn.model import evaluate
 
-        began = self.clock.now()
         if self.space is not None:
             from train.learn.variants import evaluate_general
 
-            result = evaluate_general(self, model.policy, inputs, self.plan.eval_games, self.config.train.eval_seed)
-        else:
-            agent = PPOAgent.from_policy(model.policy, self.rules, inputs, deterministic=True)
-            result = evaluate(self.game, self.rules, agent, self.plan.eval_games, self.config.train.eval_seed)
+            return evaluate_general(self, policy, inputs, deals, self.config.train.eval_seed)
+        agent = PPOAgent.from_policy(policy, self.rules, inputs, deterministic=True)
+        return evaluate(self.game, self.rules, agent, deals, self.config.train.eval_seed)
+
+    def evaluate(self, model, inputs) -> dict:
+        """Evaluate ``model``'s greedy policy now; note it in ``evaluations.csv``, keep ``best.zip``."""
+        from train.learn.callbacks import append_evaluation
+        from train.learn.model import save_model
+
+        began = self.clock.now()
+        result = self.evaluation_of(model.policy, inputs, self.plan.eval_games)
         result["steps"] = int(model.num_timesteps)
         self.evaluation = result
         append_evaluation(self.folder / "evaluations.csv", result, self.seconds())
@@ -382,15 +389,11 @@ def measure_teacher(run: Run) -> float:
 
 def measure_evaluation(run: Run, model, inputs) -> tuple[float, float]:
     """What an evaluation costs: the seconds it takes besides its deals, and its deals per second —
-    from two small evaluations (nothing is kept)."""
-    from agents.ppo import PPOAgent
-    from train.learn.model import evaluate
-
+    from two small evaluations of the run's kind (a rule-general run's over its variants; nothing is kept)."""
     seconds = []
     for deals in EVAL_PROBE:
         began = run.clock.now()
-        evaluate(run.game, run.rules, PPOAgent.from_policy(model.policy, run.rules, inputs), deals,
-                 run.config.train.eval_seed)
+        run.evaluation_of(model.policy, inputs, deals)
         seconds.append(run.clock.now() - began)
     rate = (EVAL_PROBE[1] - EVAL_PROBE[0]) / max(seconds[1] - seconds[0], 1e-9)
     return max(seconds[0] - EVAL_PROBE[0] / rate, 0.0), rate

@@ -204,42 +204,49 @@ def play_teacher(game_id: str, rules, warm, inputs: dict, seed: int, gamma: floa
     """The teacher's decisions in games ``first … games−1``, ``chunk`` games at a time (default
     ``warm.play_batch``; :func:`teacher_chunk`) in ``workers`` processes (1: here); ``done(count)`` is
     called as each chunk ends. With ``fits(seconds)`` (a deadline) and ``now()`` (its clock), a chunk
-    starts only if one more, as long as the longest so far, still fits: the play may end early, on a
-    whole chunk. Returns the chunks played, in game order (a prefix of the games)."""
+    starts only if it fits at the slowest pace (seconds per game) of the chunks so far, halved until it
+    does (so the play fills its time however far the first chunks' pace was from the plan's) and none
+    when not one more game fits: the play may end early, on a whole chunk. Returns the chunks played,
+    in game order (a prefix of the games)."""
     chunk = chunk or warm.play_batch
-    tasks = [(game_id, rules, warm, inputs, seed, gamma, start, min(chunk, games - start))
-             for start in range(first, games, chunk)]
-    longest = 0.0  # seconds of the longest chunk so far (0: none finished; the first ones measure it)
+    pace = 0.0  # the most seconds a game of a finished chunk took (0: none finished; the first ones measure it)
     clock = now or (lambda: 0.0)
+    start = first
 
-    def may_start() -> bool:
-        return fits is None or longest == 0.0 or fits(longest)
+    def next_task():
+        """The next chunk's task, or ``None``: all games started, or not one more game fits."""
+        nonlocal start
+        count = min(chunk, games - start)
+        while count > 0 and fits is not None and pace and not fits(count * pace):
+            count //= 2  # near the deadline a smaller chunk still fits (the games do not depend on the chunking)
+        if count <= 0:
+            return None
+        task, start = (game_id, rules, warm, inputs, seed, gamma, start, count), start + count
+        return task
 
-    if min(workers, len(tasks)) <= 1:
+    if workers <= 1 or games - first <= chunk:
         parts = []
-        for task in tasks:
-            if not may_start():
-                break
+        while (task := next_task()) is not None:
             began = clock()
             parts.append(teacher_chunk(*task))
-            longest = max(longest, clock() - began)
+            pace = max(pace, (clock() - began) / task[-1])
             done(task[-1])
         return parts
     results: dict[int, dict] = {}
     with concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        queue, running = list(enumerate(tasks)), {}
+        running, index = {}, 0
         try:
-            while queue or running:
-                while queue and len(running) < workers and may_start():
-                    index, task = queue.pop(0)
+            while True:
+                while len(running) < workers and (task := next_task()) is not None:
                     running[pool.submit(teacher_chunk, *task)] = (index, task[-1], clock())
+                    index += 1
                 if not running:
                     break
                 finished, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
                 for future in finished:
-                    index, count, began = running.pop(future)
-                    results[index] = future.result()  # a failed chunk stops the play at once
-                    longest = max(longest, clock() - began)
+                    i, count, began = running.pop(future)
+                    results[i] = future.result()  # a failed chunk stops the play at once
+                    pace = max(pace, (clock() - began) / count)
                     done(count)
         except BaseException:
             pool.shutdown(cancel_futures=True)

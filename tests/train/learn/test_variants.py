@@ -273,3 +273,18 @@ def test_variants_are_replaced_one_group_at_a_time_and_the_others_play_on(game, 
     others = np.r_[0:4, 8:12]
     assert np.array_equal(obs[others], stepped[others]) and obs.shape == first.shape
     assert (league is None) == game.solo and (game.solo or venv.league.leagues[1].rules == venv.variants[1])
+
+
+def test_a_minutes_general_run_sizes_its_evaluations_by_timing_the_evaluation_it_runs(tmp_path, monkeypatch):
+    """The plan's two timing evaluations are the run's own kind — over the variants too, not only the
+    run's rules — so a rule-general run (whose evaluations play every variant) fits them in its share."""
+    from train.learn import variants
+
+    deals = []
+    real = variants.evaluate_general
+    monkeypatch.setattr(variants, "evaluate_general", lambda run, policy, inputs, games, seed:
+                        deals.append(games) or real(run, policy, inputs, games, seed))
+    config = tiny_config(tmp_path, SOLO.id)
+    assert train(SOLO.id, "--general", "--config", config, "--minutes", 0.1, "--out", tmp_path / "run") == 0
+    assert deals[:2] == [2, 18]  # the timing evaluations (train.learn.run.EVAL_PROBE), then the run's
+    assert len(deals) > 2

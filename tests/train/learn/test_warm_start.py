@@ -31,7 +31,27 @@ def test_teacher_play_stops_on_a_whole_chunk_when_the_next_would_pass_the_deadli
                          chunk=4, workers=workers, now=clock, fits=lambda s: clock() + s <= deadline)
     assert 0 < len(parts) < 10  # stopped before the 40 games
     games = np.concatenate([part["games"] for part in parts])
-    np.testing.assert_array_equal(np.unique(games), np.arange(4 * len(parts)))  # a prefix of whole chunks
+    np.testing.assert_array_equal(np.unique(games), np.arange(games.max() + 1))  # a prefix of the games
+
+
+def test_teacher_play_fills_its_time_with_smaller_chunks_as_the_deadline_nears(monkeypatch):
+    """Each game takes one second of the (fake) clock: chunks of 8 while they fit, then halved, until
+    not one more game fits before the deadline at 21 s — not the stop at 16 s of whole chunks."""
+    from train.learn import warm_start
+
+    now = [0.0]
+
+    def chunk(*task):
+        start, count = task[-2:]
+        now[0] += count
+        return {"games": np.arange(start, start + count)}
+
+    monkeypatch.setattr(warm_start, "teacher_chunk", chunk)
+    sizes = []
+    parts = play_teacher(SOLO.id, SOLO.make_rules(), warm(SOLO.id, teacher="heuristic"), INPUTS, 0, 0.99, 100,
+                         chunk=8, now=lambda: now[0], fits=lambda s: now[0] + s <= 21.0, done=sizes.append)
+    assert sizes == [8, 8, 4, 1] and now[0] == 21.0
+    np.testing.assert_array_equal(np.concatenate([part["games"] for part in parts]), np.arange(21))
 
 
 def test_a_teacher_that_cannot_be_made_stops_the_play_in_the_workers_too():
