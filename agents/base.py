@@ -207,6 +207,13 @@ def candidate_policy(gains: np.ndarray, valid: np.ndarray, searched: np.ndarray,
     return probs
 
 
+def rank_prior(shape: tuple[int, int], order: float) -> np.ndarray | None:
+    """An unguided search's prior over its candidates (best first), ``float64 shape`` (B, k): ``order``
+    logits less for each later one, so its taught policy keeps the heuristic's order where the values are
+    close (:func:`candidate_policy`); ``None`` (even) at 0."""
+    return -order * np.broadcast_to(np.arange(shape[1], dtype=np.float64), shape) if order else None
+
+
 def act(agent: Agent, observations: np.ndarray, masks: np.ndarray, view=None,
         keys: np.ndarray | None = None) -> np.ndarray:
     """``agent.act(observations, masks, view, keys=keys)``, without ``keys`` for an agent whose ``act``

@@ -28,7 +28,7 @@ import numpy as np
 
 from agents.airport_scramble.heuristic import CHUNK, NONE, HeuristicAgent
 from agents.airport_scramble.planning import Table
-from agents.base import Agent, Knob, candidate_policy
+from agents.base import Agent, Knob, candidate_policy, rank_prior
 from envs.airport_scramble.core import AirportScrambleCore
 from envs.airport_scramble.rules import AirportScrambleRules
 
@@ -56,22 +56,29 @@ class SearchAgent(Agent):
         "depth": Knob(int, 0, doc="with a guide: decisions before its value ends a rollout (0: as without one)"),
         "temperature": Knob(float, 0, doc="its policy as a training target: candidates weighted exp(mean gain / "
                                           "temperature), times its guide's policy (0: all on its choice)"),
+        "order": Knob(float, 0, doc="with a temperature and no guide: logits its policy gives each later "
+                                    "candidate less, in the heuristic's order (0: even before their values)"),
     }
 
     def __init__(self, seed: int | None = 0, rules: AirportScrambleRules | None = None, candidates: int = 4,
                  rollouts: int = 32, tickets: int = 1, horizon: int = 60, network: float = 1.0,
-                 gate: float = 0.0, guide: str | None = None, depth: int = 0, temperature: float = 0.0) -> None:
+                 gate: float = 0.0, guide: str | None = None, depth: int = 0, temperature: float = 0.0,
+                 order: float = 0.0) -> None:
         super().__init__(seed, rules if rules is not None else AirportScrambleRules())
         given = dict(candidates=candidates, rollouts=rollouts, tickets=tickets, horizon=horizon, network=network,
-                     gate=gate, depth=depth, temperature=temperature)
+                     gate=gate, depth=depth, temperature=temperature, order=order)
         if depth and not guide:
             raise ValueError("search agent knob 'depth' needs a guide (guide=MODEL.zip): its value ends the rollouts")
         v = {name: self.knobs[name].parse(value, f"search agent knob {name!r}") for name, value in given.items()}
+        if v["order"] and guide:
+            raise ValueError("search agent knob 'order' is for a search without a guide (a guide's logits are its "
+                             "policy's prior)")
         self.heuristic = HeuristicAgent(rules=self.rules)
         self.geo = self.heuristic.geo
         self.candidates, self.rollouts, self.tickets, self.horizon = (v["candidates"], v["rollouts"], v["tickets"],
                                                                       v["horizon"])
         self.network, self.gate, self.depth, self.temperature = v["network"], v["gate"], v["depth"], v["temperature"]
+        self.order = v["order"]
         self._rollout_cores: dict = {}
         self.guide = None
         if guide:
@@ -111,10 +118,11 @@ class SearchAgent(Agent):
         out[games] = cand[games, chosen[games]]
         return out, cand, candidate_policy(gains, valid, search, chosen, self.temperature, prior)
 
-    def ranked(self, table: Table, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, None]:
+    def ranked(self, table: Table, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                                     np.ndarray | None]:
         """The heuristic's ``candidates`` best legal actions per game, best first: actions int64
-        (B, k), ``valid`` bool (B, k) (False past a game's legal actions), its choice int64 (B,), and no
-        prior (its policy weighs them evenly before their values)."""
+        (B, k), ``valid`` bool (B, k) (False past a game's legal actions), its choice int64 (B,), and the
+        prior of its policy (``agents.base.rank_prior``: ``order`` logits less per rank, or none)."""
         B, A = masks.shape
         scores = np.empty((B, A), np.int64)
         best = np.empty(B, np.int64)
@@ -128,7 +136,7 @@ class SearchAgent(Agent):
         rows = np.arange(B)[:, None]
         cand = np.take_along_axis(cand, np.argsort(key[rows, cand], axis=1), axis=1)
         valid = scores[rows, cand] < NONE
-        return cand, valid, best, None
+        return cand, valid, best, rank_prior(cand.shape, self.order)
 
     def guided(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
                                                                              np.ndarray]:

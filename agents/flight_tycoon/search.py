@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent, Knob, candidate_policy
+from agents.base import Agent, Knob, candidate_policy, rank_prior
 from agents.flight_tycoon.facts import Facts
 from agents.flight_tycoon.heuristic import HeuristicAgent
 from agents.streams import decision_keys
@@ -68,19 +68,26 @@ class SearchAgent(Agent):
         "guide": Knob(str, doc="a ppo model zip: its policy chooses the candidates and plays the searching seat"),
         "temperature": Knob(float, 0, doc="its policy as a training target: candidates weighted exp(mean gain / "
                                           "temperature), times its guide's policy (0: all on its choice)"),
+        "order": Knob(float, 0, doc="with a temperature and no guide: logits its policy gives each later "
+                                    "candidate less, in the heuristic's order (0: even before their values)"),
     }
 
     def __init__(self, seed: int | None = 0, rules: FlightTycoonRules | None = None, samples: int = 32,
                  candidates: int = 6, horizon: int = 16, ahead: float = 0.5, margin: float = 0.1, gate: float = 0.0,
-                 chunk: int = 8192, guide: str | None = None, temperature: float = 0.0) -> None:
+                 chunk: int = 8192, guide: str | None = None, temperature: float = 0.0,
+                 order: float = 0.0) -> None:
         self.heuristic = HeuristicAgent(seed=seed, rules=rules)  # ranks the candidates
         self.rollout_policy = HeuristicAgent(seed=None if seed is None else seed + 1, rules=rules)  # plays every seat
         super().__init__(seed, rules)
         given = dict(samples=samples, candidates=candidates, horizon=horizon, ahead=ahead, margin=margin, gate=gate,
-                     chunk=chunk, temperature=temperature)
+                     chunk=chunk, temperature=temperature, order=order)
         v = {name: self.knobs[name].parse(value, f"search agent knob {name!r}") for name, value in given.items()}
+        if v["order"] and guide:
+            raise ValueError("search agent knob 'order' is for a search without a guide (a guide's logits are its "
+                             "policy's prior)")
         self.samples, self.candidates, self.horizon, self.chunk = v["samples"], v["candidates"], v["horizon"], v["chunk"]
         self.ahead, self.margin, self.gate, self.temperature = v["ahead"], v["margin"], v["gate"], v["temperature"]
+        self.order = v["order"]
         self._cores: dict = {}
         self.guide = None
         if guide:
@@ -139,7 +146,7 @@ class SearchAgent(Agent):
         gated[:, 0] = 0.0
         chosen[search] = gated[search].argmax(1)  # the first best: the heuristic's order breaks ties
         out = cand[np.arange(len(cand)), chosen]
-        prior = None if self.guide is None else np.take_along_axis(scores, cand, 1)
+        prior = rank_prior(cand.shape, self.order) if self.guide is None else np.take_along_axis(scores, cand, 1)
         return out, cand, candidate_policy(mean, valid, search, chosen, self.temperature, prior)
 
     def _adopt(self, rules: FlightTycoonRules) -> None:

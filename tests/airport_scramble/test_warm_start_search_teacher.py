@@ -34,3 +34,7 @@ def test_a_restricted_search_teaches_its_policy_among_the_allowed_actions_only()
     kinds = core.index_kinds[data["target_actions"]]
     assert weighed.sum(1).max() >= 2  # the base search's policy, spread over its candidates
     assert not (weighed & (kinds == core.actions.kinds.index("replace"))).any()
+
+
+def test_an_unguided_search_keeps_the_heuristics_order_in_its_policy_by_its_order_knob():
+    teaching.check_an_unguided_search_keeps_the_heuristics_order_in_its_policy_by_its_order_knob(GAME, TEACHER)

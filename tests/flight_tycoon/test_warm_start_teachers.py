@@ -40,3 +40,7 @@ def test_a_teacher_in_one_seat_gives_that_seats_decisions_only():
         np.testing.assert_array_equal(np.sort(one[key], axis=0), np.sort(every[key][taught], axis=0), err_msg=key)
     # FT-15 outcome reward, paid at the end and discounted: -1/(n - 1) for a loser up to +1 for a sole winner
     assert ((one["returns"] >= -1 / 3 - 1e-6) & (one["returns"] <= 1)).all()
+
+
+def test_an_unguided_search_keeps_the_heuristics_order_in_its_policy_by_its_order_knob():
+    teaching.check_an_unguided_search_keeps_the_heuristics_order_in_its_policy_by_its_order_knob(GAME, TEACHER, "heuristic")

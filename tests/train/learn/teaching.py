@@ -5,6 +5,7 @@ of a search teacher, whose knobs are the game's."""
 import dataclasses
 
 import numpy as np
+import pytest
 
 import envs
 from agents.ppo import Inputs
@@ -85,3 +86,24 @@ def check_a_search_teachers_policy_weighs_its_candidates_by_value(game_id, teach
     played = np.where(weighed == soft["actions"][:, None], probs, 0).sum(1)
     np.testing.assert_allclose(played, probs.max(1), rtol=1e-6)  # gate 0: a best candidate is played
     assert ((probs > 0).sum(1) >= 2).mean() > 0.2  # searched decisions spread over their candidates
+
+
+def check_an_unguided_search_keeps_the_heuristics_order_in_its_policy_by_its_order_knob(game_id, teacher, opponent=None):
+    """``order=o``: an unguided search's taught policy gives each later candidate (the heuristic's order)
+    o logits less before the values — more of it on the heuristic's best — and plays the same games."""
+    from agents.registry import make_agent
+
+    _, even = teacher_data(game_id, f"{teacher},temperature=0.05", opponent)
+    _, ordered = teacher_data(game_id, f"{teacher},temperature=0.05,order=2", opponent)
+    for key in ("actions", "games", "seats", "inputs", "target_actions"):  # the same play and candidates
+        np.testing.assert_array_equal(even[key], ordered[key], err_msg=key)
+    spread = (even["target_probs"] > 0).sum(1) >= 2
+    assert spread.any()
+    first, later = even["target_probs"][spread], ordered["target_probs"][spread]
+    assert later[:, 0].mean() > first[:, 0].mean()
+    ratio = later / np.where(first > 0, first, 1)  # ∝ exp(−2 j) within a decision
+    valid = first[:, 1] > 0
+    np.testing.assert_allclose(ratio[valid, 1] / ratio[valid, 0], np.exp(-2.0), rtol=1e-3)
+    game = envs.spec(game_id)
+    with pytest.raises(ValueError, match="'order' is for a search without a guide"):
+        make_agent(game_id, f"{teacher},order=1,guide=x.zip", game.make_rules())
