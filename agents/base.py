@@ -193,8 +193,8 @@ def candidate_policy(gains: np.ndarray, valid: np.ndarray, searched: np.ndarray,
     ``bool (B,)``) with ``temperature`` t > 0, the valid candidates (``valid`` ``bool (B, k)``) weighted
     exp(prior + gain / t) — ``gains`` ``float (B, k)``: each candidate's mean value (less the first's),
     ``prior`` ``float (B, k)``: a guide's logits of the candidates, or :func:`rank_prior` (``None``:
-    even), so a guided search's policy is its guide's, improved by the values it found; else all on the candidate played (``chosen``
-    ``int (B,)``, its index)."""
+    even), so a guided search's policy is its guide's, improved by the values it found; else all on the
+    candidate played (``chosen`` ``int (B,)``, its index)."""
     B, k = valid.shape
     probs = np.zeros((B, k), np.float32)
     probs[np.arange(B), chosen] = 1.0
