@@ -33,7 +33,7 @@ import numpy as np
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-from agents.base import Agent, Knob
+from agents.base import Agent, Knob, act
 from agents.layout import layout_of
 
 #: The models shipped with the package: ``<game>.zip`` (solo games) or ``<game>-<n>p.zip``, each with its sidecar.
@@ -340,7 +340,11 @@ class PPOAgent(Agent):
     ``caution``: with a prior, the prior agent's best actions get that many logits more, so the policy
     leaves them only where it favours another action by more than the caution — a cautious policy for
     rules it has not seen (default: the sidecar's ``caution.value``, which
-    ``benchmarks/rule_general.py --set-caution`` chooses over drawn variants, else 0).
+    ``benchmarks/rule_general.py --set-caution`` chooses over drawn variants, else 0);
+    ``check``: with a prior, a self-check of that many deals under the rules in play chooses the caution,
+    or plays as the prior agent where no caution is shown better than it (:mod:`agents.self_check`;
+    default: the sidecar's ``check.deals``, else 0: no check). Its outcome is ``check_result``; a check
+    runs once per model file, rules and knobs in a process.
     """
 
     name = "ppo"
@@ -351,10 +355,13 @@ class PPOAgent(Agent):
         "caution": Knob(float, 0, 1000, doc="models with a prior: leave the prior agent's choice only for an action the "
                                            "policy favours by more than this many logits (default: the model's sidecar "
                                            "caution, else 0: the policy as trained)"),
+        "check": Knob(int, 0, 100_000, doc="models with a prior: deals of a self-check under the rules in play that "
+                                           "chooses the caution, or plays as the prior agent where none is shown "
+                                           "better (default: the model's sidecar check, else 0: none)"),
     }
 
     def __init__(self, seed: int | None = 0, rules=None, path: str | None = None, deterministic: bool = True,
-                 general: bool = False, caution: float | None = None) -> None:
+                 general: bool = False, caution: float | None = None, check: int | None = None) -> None:
         if rules is None and path is None:
             raise ValueError("ppo needs the rules of the game it plays (or a model path whose sidecar names them)")
         if path is not None and general:
@@ -371,11 +378,21 @@ class PPOAgent(Agent):
         self.policy = self.model.policy
         self.inputs = self.model.inputs
         self.deterministic = bool(deterministic)
+        if caution is not None and check:
+            raise ValueError("agent 'ppo': give caution= or check= (a self-check chooses the caution), not both")
+        if check is None:
+            check = 0 if caution is not None else sidecar_check(path, self.model.sidecar)
         if caution is None:
             caution = sidecar_caution(path, self.model.sidecar)
-        if caution and self.inputs.prior is None:
-            raise ValueError(f"agent 'ppo': caution= needs a model that reads a prior agent's preferences; {path} reads none")
-        self.caution = float(caution)
+        for knob, value in (("caution", caution), ("check", check)):
+            if value and self.inputs.prior is None:
+                raise ValueError(f"agent 'ppo': {knob}= needs a model that reads a prior agent's preferences; "
+                                 f"{path} reads none")
+        self.caution, self.as_prior, self.check_result = float(caution), False, None
+        if check:
+            self.check_result = _checked(self, Path(path), check)
+            chosen = self.check_result["caution"]
+            self.caution, self.as_prior = (0.0, True) if chosen is None else (chosen, False)
 
     @classmethod
     def from_policy(cls, policy, rules, inputs: Inputs, deterministic: bool = True, seed=0) -> PPOAgent:
@@ -384,16 +401,19 @@ class PPOAgent(Agent):
         agent = cls.__new__(cls)
         Agent.__init__(agent, seed, rules)
         agent.model, agent.policy, agent.inputs, agent.deterministic = None, policy, inputs, bool(deterministic)
-        agent.caution = 0.0
+        agent.caution, agent.as_prior, agent.check_result = 0.0, False, None
         return agent
 
     def act(self, observations: np.ndarray, masks: np.ndarray, view=None, keys: np.ndarray | None = None) -> np.ndarray:
         """Actions ``int64 (B,)`` for observations ``float32 (B, O)`` and masks ``bool (B, A)``: the most
         likely legal action, or one sampled from the policy (Gumbel-max, the noise drawn from the
         decision ``keys`` ``uint64 (B,)``, or from the agent's generator without them). With a
-        ``caution``, the prior agent's best actions (prior feature 1) get that many logits more first.
+        ``caution``, the prior agent's best actions (prior feature 1) get that many logits more first;
+        after a self-check that found no caution better than the prior agent, the prior agent acts.
         A row without a legal action (a finished game) gets action 0."""
         masks = np.asarray(masks, bool)
+        if self.as_prior:
+            return act(self.inputs.prior_agent, observations, masks, view, keys)
         inputs = self.inputs(observations, masks)
         logits = masked_logits(self.policy, inputs, self.inputs.family_masks(masks))
         if self.caution:
@@ -402,6 +422,35 @@ class PPOAgent(Agent):
             logits = logits + self.gumbel(keys, logits.shape).astype(np.float32)
         legal = masks.any(axis=1)
         return np.where(legal, self.inputs.variant_actions(np.where(legal, logits.argmax(axis=1), 0)), 0)
+
+
+#: Self-checks done in this process: (model file, its mtime, rules, deals, deterministic, key) -> outcome.
+_CHECKS: dict[tuple, dict] = {}
+
+
+def _checked(agent: PPOAgent, path: Path, deals: int) -> dict:
+    """The outcome of ``agent``'s self-check of ``deals`` deals (:func:`agents.self_check.self_check`),
+    done once per model file, rules, deals and sampling in a process."""
+    from agents.registry import make_agent
+    from agents.self_check import self_check
+
+    game = game_of(agent.rules)
+    cache = (str(path.resolve()), path.stat().st_mtime_ns, repr(agent.rules), deals, agent.deterministic,
+             None if agent.deterministic else agent.key)
+    if cache not in _CHECKS:
+        opponent = make_agent(game.id, game.opponent, agent.rules, seed=1) if not game.solo else None
+        _CHECKS[cache] = self_check(agent, game, opponent, deals)
+    return _CHECKS[cache]
+
+
+def sidecar_check(path, sidecar: dict) -> int:
+    """The self-check a model plays with by default: its sidecar's ``check.deals`` (0 without one);
+    ``ValueError`` naming the sidecar if it is not an integer in 0..100000."""
+    entry = sidecar.get("check", {"deals": 0})
+    value = entry.get("deals") if isinstance(entry, dict) else None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 100_000:
+        raise ValueError(f"the sidecar of {path}: check must be {{\"deals\": an integer in 0..100000, ...}}, got {entry!r}")
+    return value
 
 
 def sidecar_caution(path, sidecar: dict) -> float:

@@ -12,11 +12,17 @@ is the fair share 1/n in a table of opponents). Each variant's bench files go to
 heuristic's choice only for an action it favours by more than that many logits); ``--set-caution``
 then writes the caution whose worst variant is best into the model's sidecar, which the model plays
 with from then on (``ppo:general`` included) unless ``caution=`` is given. Choose it on a draw seed of
-its own, and measure the result on another.
+its own, and measure the result on another. ``--check 1000`` benches the model with a self-check of that
+many deals under each variant (``ppo``'s ``check`` knob, :mod:`agents.self_check`: it plays at the caution
+its own games under the variant show best, or as the heuristic where none is shown better) and
+records each variant's check; ``--set-check`` then writes it into the model's sidecar, so the model
+checks itself under any rules it is named for (``ppo:general`` included) unless ``check=`` or ``caution=``
+is given.
 
     .venv/bin/python benchmarks/rule_general.py airport-scramble --variants 5 --games 5000 --draw-seed 777
     .venv/bin/python benchmarks/rule_general.py flight-tycoon --players 4 --variants 5 --games 5000 --draw-seed 777
     .venv/bin/python benchmarks/rule_general.py airport-scramble --variants 8 --games 400 --draw-seed 1 --cautions 0,1,2,4 --set-caution
+    .venv/bin/python benchmarks/rule_general.py airport-scramble --variants 5 --games 5000 --draw-seed 777 --check 1000
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ if str(ROOT) not in sys.path:
 
 import envs  # noqa: E402
 from agents.ppo import read_sidecar, shipped_path, sidecar_path  # noqa: E402
+from agents.registry import make_agent  # noqa: E402
 from agents.variants import VariantSpace  # noqa: E402
 from train.evaluate.bench import Plan  # noqa: E402
 from train.output import write_file  # noqa: E402
@@ -73,9 +80,17 @@ def choose_caution(rows: list[dict], cautions: list[float]) -> float:
     return max(cautions, key=lambda m: (worst[f"{m:g}"], -m))
 
 
-def set_caution(model: Path, caution: float, record: dict) -> None:
-    """Write ``caution`` (and how it was chosen, ``record``) into the sidecar of ``model``, atomically."""
-    sidecar = {**read_sidecar(model), "caution": {"value": caution, **record}}
+def check_text(check: dict) -> str:
+    """What a self-check chose, with the lower bounds it chose by: ``caution 1 (lower bounds: 0 −0.13, ...)``."""
+    bounds = ", ".join(f"{float(c):g} {d[1]:+.3f}" for c, d in check["differences"].items())
+    chosen = "the prior agent" if check["caution"] is None else f"caution {check['caution']:g}"
+    return f"{chosen} (lower bounds: {bounds})"
+
+
+def set_sidecar(model: Path, key: str, entry: dict) -> None:
+    """Write ``entry`` (what the model plays with, and how it was chosen) as ``key`` of the sidecar of
+    ``model``, atomically."""
+    sidecar = {**read_sidecar(model), key: entry}
     write_file(sidecar_path(model), json.dumps(sidecar, indent=2) + "\n")
 
 
@@ -92,6 +107,10 @@ def main(argv: list[str] | None = None) -> None:
                                           "default: the model as it plays, its sidecar's caution)")
     parser.add_argument("--set-caution", action="store_true",
                         help="write the caution whose worst variant is best into the model's sidecar (needs --cautions)")
+    parser.add_argument("--check", type=int, help="bench the model with a self-check of this many deals under each "
+                                                   "variant (ppo's check knob; default: as it plays)")
+    parser.add_argument("--set-check", action="store_true",
+                        help="write --check into the model's sidecar: the model then checks itself under any rules")
     parser.add_argument("--out", type=Path, default=Path("out") / "rule_general", help="output folder")
     args = parser.parse_args(argv)
     game = envs.spec(args.game)
@@ -108,9 +127,13 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--cautions must be in 0..1000, got {args.cautions!r}")
     if args.set_caution and not cautions:
         parser.error("--set-caution chooses among --cautions; give them")
+    if args.check is not None and (cautions or not 2 <= args.check <= 100_000):
+        parser.error("--check takes deals in 2..100000 and no --cautions (the check chooses the caution)")
+    if args.set_check and args.check is None:
+        parser.error("--set-check writes --check into the sidecar; give it")
     space = VariantSpace.from_dict(game, variants)
     agents = ({f"{m:g}": f"ppo:path={model},caution={m:g}" for m in cautions} if cautions
-              else {"model": f"ppo:path={model}"})
+              else {"model": f"ppo:path={model}" + (f",check={args.check}" if args.check else "")})
     rows = []
     for i in range(args.variants):
         rules = space.draw(args.draw_seed, i)
@@ -121,6 +144,8 @@ def main(argv: list[str] | None = None) -> None:
                            for label, f in figures.items()}}
         if not cautions:
             row.update(row.pop("cautions")["model"])
+        if args.check:  # the check the bench's agent did (done once per process: read back, not redone)
+            row["check"] = make_agent(game.id, agents["model"], rules).check_result
         rows.append(row)
         print(json.dumps(row), flush=True)
     figure = "mean score" if game.solo else "win share"
@@ -140,20 +165,26 @@ def main(argv: list[str] | None = None) -> None:
         best = choose_caution(rows, cautions)
         lines += ["", f"The caution whose worst variant is best: {best:g}"]
     else:
-        lines += [f"| variant | rules | model {figure} | {game.opponent} {figure} | difference | 95% CI of the {interval} |",
-                  "|---|---|---:|---:|---:|---|"]
+        checked = " self-check plays |" if args.check else ""
+        lines += [f"| variant | rules | model {figure} | {game.opponent} {figure} | difference | 95% CI of the {interval} "
+                  f"|{checked}", "|---|---|---:|---:|---:|---|" + ("---|" if args.check else "")]
         for r in rows:
             lines.append(f"| {r['variant']} | {r['rules']} | {r['model']:.3f} | {r['opponent']:.3f} | {r['difference']:+.3f} | "
-                         f"[{r['low']:.3f}, {r['high']:.3f}] |")
+                         f"[{r['low']:.3f}, {r['high']:.3f}] |" + (f" {check_text(r['check'])} |" if args.check else ""))
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "rule_general.md").write_text("\n".join(lines) + "\n")
     (args.out / "rule_general.json").write_text(json.dumps({"model": str(model), "space": space.to_dict(),
                                                             "draw_seed": args.draw_seed, "rows": rows}, indent=2) + "\n")
     print("\n".join(lines))
+    command = "benchmarks/rule_general.py " + " ".join(argv if argv is not None else sys.argv[1:])
     if args.set_caution:
-        set_caution(model, best, {"chosen_by": "benchmarks/rule_general.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-                                 "worst_difference": worst_differences(rows, cautions)})
+        set_sidecar(model, "caution", {"value": best, "chosen_by": command,
+                                       "worst_difference": worst_differences(rows, cautions)})
         print(f"{sidecar_path(model)}: caution {best:g}")
+    if args.set_check:
+        set_sidecar(model, "check", {"deals": args.check, "measured_by": command,
+                                     "worst_difference": min(r["difference"] for r in rows)})
+        print(f"{sidecar_path(model)}: check {args.check} deals")
 
 
 if __name__ == "__main__":

@@ -52,3 +52,24 @@ def test_set_caution_needs_cautions(tmp_path):
         script().main(["airport-scramble", "--draw-seed", "1", "--set-caution", "--out", str(tmp_path)])
     with pytest.raises(SystemExit):
         script().main(["airport-scramble", "--draw-seed", "1", "--cautions", "1,x", "--out", str(tmp_path)])
+
+
+def test_a_self_checked_model_is_benched_with_the_check_it_made_under_each_variant(tmp_path):
+    out, model = tmp_path / "out", tmp_path / "general.zip"
+    shutil.copy(MODELS / "airport-scramble-general.zip", model)
+    shutil.copy(MODELS / "airport-scramble-general.json", tmp_path / "general.json")
+    script().main(["airport-scramble", "--model", str(model), "--variants", "2", "--games", "6", "--draw-seed", "3",
+                   "--check", "4", "--set-check", "--out", str(out)])
+    rows = json.loads((out / "rule_general.json").read_text())["rows"]
+    for row in rows:
+        assert row["check"]["deals"] == 4 and sorted(row["check"]["differences"]) == ["0.0", "1.0", "2.0"]
+        if row["check"]["caution"] is None:  # it plays as the heuristic: the same moves on the same deals
+            assert row["difference"] == 0 and row["model"] == row["opponent"]
+    assert "self-check plays" in (out / "rule_general.md").read_text()
+    side = json.loads((tmp_path / "general.json").read_text())["check"]
+    assert side["deals"] == 4 and side["worst_difference"] == min(r["difference"] for r in rows)
+    assert PPOAgent(path=str(model), rules=None).check_result["deals"] == 4
+    with pytest.raises(SystemExit):
+        script().main(["airport-scramble", "--draw-seed", "1", "--set-check", "--out", str(out)])
+    with pytest.raises(SystemExit):
+        script().main(["airport-scramble", "--draw-seed", "1", "--check", "4", "--cautions", "0,1", "--out", str(out)])
