@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--set-caution", action="store_true",
                         help="write the caution whose worst variant is best into the model's sidecar (needs --cautions)")
     parser.add_argument("--check", type=int, help="bench the model with a self-check of this many deals under each "
-                                                   "variant (ppo's check knob; default: as it plays)")
+                                                   "variant (ppo's check knob; 0: none; default: as it plays)")
     parser.add_argument("--set-check", action="store_true",
                         help="write --check into the model's sidecar: the model then checks itself under any rules")
     parser.add_argument("--out", type=Path, default=Path("out") / "rule_general", help="output folder")
@@ -127,13 +127,13 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--cautions must be in 0..1000, got {args.cautions!r}")
     if args.set_caution and not cautions:
         parser.error("--set-caution chooses among --cautions; give them")
-    if args.check is not None and (cautions or not 2 <= args.check <= 100_000):
-        parser.error("--check takes deals in 2..100000 and no --cautions (the check chooses the caution)")
-    if args.set_check and args.check is None:
+    if args.check is not None and (cautions or not (args.check == 0 or 2 <= args.check <= 100_000)):
+        parser.error("--check takes 0 (no check) or deals in 2..100000, and no --cautions (the check chooses the caution)")
+    if args.set_check and not args.check:
         parser.error("--set-check writes --check into the sidecar; give it")
     space = VariantSpace.from_dict(game, variants)
     agents = ({f"{m:g}": f"ppo:path={model},caution={m:g}" for m in cautions} if cautions
-              else {"model": f"ppo:path={model}" + (f",check={args.check}" if args.check else "")})
+              else {"model": f"ppo:path={model}" + (f",check={args.check}" if args.check is not None else "")})
     rows = []
     for i in range(args.variants):
         rules = space.draw(args.draw_seed, i)

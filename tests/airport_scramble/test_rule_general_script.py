@@ -43,7 +43,7 @@ def test_cautions_are_benched_per_variant_and_the_choice_is_written_into_the_sid
     side = json.loads((tmp_path / "general.json").read_text())
     assert side["caution"]["value"] == (0.0 if worst["0"] >= worst["1000"] else 1000.0)
     assert side["caution"]["worst_difference"] == worst and "--set-caution" in side["caution"]["chosen_by"]
-    assert PPOAgent(path=str(model), rules=None).caution == side["caution"]["value"]
+    assert PPOAgent(path=str(model), rules=None, check=0).caution == side["caution"]["value"]
     assert "The caution whose worst variant is best" in capsys.readouterr().out
 
 
@@ -71,5 +71,8 @@ def test_a_self_checked_model_is_benched_with_the_check_it_made_under_each_varia
     assert PPOAgent(path=str(model), rules=None).check_result["deals"] == 4
     with pytest.raises(SystemExit):
         script().main(["airport-scramble", "--draw-seed", "1", "--set-check", "--out", str(out)])
+    for bad in (["--check", "1"], ["--check", "0", "--set-check"]):
+        with pytest.raises(SystemExit):
+            script().main(["airport-scramble", "--draw-seed", "1", *bad, "--out", str(out)])
     with pytest.raises(SystemExit):
         script().main(["airport-scramble", "--draw-seed", "1", "--check", "4", "--cautions", "0,1", "--out", str(out)])

@@ -247,7 +247,7 @@ def test_the_shipped_general_model_plays_variants_of_its_ranges_as_ppo_general(g
     for i in range(3):
         rules = space.draw(2024, i)
         assert shipped_misfit(rules, general=True) is None
-        agent = make_agent(game.id, "ppo:general", rules)
+        agent = make_agent(game.id, "ppo:general,check=0", rules)  # the play itself (the check: test_self_check.py)
         core = game.make_core(rules)
         state = core.init(np.arange(16, dtype=np.uint64))
         masks = core.legal_mask(state)
