@@ -22,6 +22,7 @@ import copy
 import math
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from agents.base import act
 from agents.streams import decision_keys
@@ -42,11 +43,11 @@ def check_seeds(deals: int) -> np.ndarray:
     return crng.stream_array(key, np.arange(deals, dtype=np.uint64))
 
 
-def seat_figures(game, core, player, opponent, seeds: np.ndarray) -> np.ndarray:
+def seat_figures(game, core, player, opponent, seeds: np.ndarray, bar=None) -> np.ndarray:
     """``player`` in seat ``g mod n`` of game g (seeded ``seeds[g]``, ``uint64 (G,)``), ``opponent`` in the
     other seats, played to the end on ``core``: ``player``'s score (solo, ``float64 (G,)``) or win share
     (1/k for each of the k seats with the best standing, by ``game.summary_of()``). Agents that need a
-    look-ahead view cannot play here."""
+    look-ahead view cannot play here. ``bar``: a progress bar to update as games end."""
     G, n = seeds.size, core.n_players
     state = core.init(seeds)
     seats = np.arange(G) % n
@@ -65,6 +66,8 @@ def seat_figures(game, core, player, opponent, seeds: np.ndarray) -> np.ndarray:
                 actions[rows] = act(agent, obs[rows], masks[rows], None, keys)
         returns += np.reshape(core.step(state, actions), (G, n))
         decisions += live
+        if bar is not None:
+            bar.update(int((live & state.done).sum()))
     if n == 1:
         return returns[:, 0]
     summary = game.summary_of()
@@ -76,22 +79,35 @@ def seat_figures(game, core, player, opponent, seeds: np.ndarray) -> np.ndarray:
 def self_check(agent, game, opponent, deals: int, cautions=CAUTIONS) -> dict:
     """Check ``agent`` (a ``PPOAgent`` with a prior) under its rules on ``deals`` games (see the module
     docstring); ``opponent`` fills the other seats of a multi-player game. Returns ``{"deals", "seed",
-    "differences": {caution: [mean, low, high]}, "caution"}`` — ``caution`` the chosen one (a float), or
-    ``None``: play as the prior agent. The differences are the model's score (win share) minus the
-    prior agent's, paired over the same deals, with their 95% interval."""
+    "prior" (the prior agent's name), "differences": {caution: [mean, low, high]}, "caution"}`` —
+    ``caution`` the chosen one (a float), or ``None``: play as the prior agent. The differences are the
+    model's score (win share) minus the prior agent's, paired over the same deals, with their 95%
+    interval. A progress bar shows on a terminal."""
     if deals < 2:
         raise ValueError(f"a self-check needs at least 2 deals, got {deals}")
     core = game.make_core(agent.rules)
     seeds = check_seeds(deals)
     prior = agent.inputs.prior_agent
-    base = seat_figures(game, core, prior, opponent, seeds)
+    bar = tqdm(total=deals * (len(cautions) + 1), desc="self-check", unit="game", leave=False, disable=None)
+    with bar:
+        base = seat_figures(game, core, prior, opponent, seeds, bar)
+        players = [copy.copy(agent) for _ in cautions]
+        for player, caution in zip(players, cautions):
+            player.caution, player.as_prior = float(caution), False
+        figures = [seat_figures(game, core, player, opponent, seeds, bar) for player in players]
     differences = {}
-    for caution in cautions:
-        player = copy.copy(agent)
-        player.caution, player.as_prior = float(caution), False
-        d = seat_figures(game, core, player, opponent, seeds) - base
+    for caution, played in zip(cautions, figures):
+        d = played - base
         half = Z * float(d.std(ddof=1)) / math.sqrt(deals)
         differences[float(caution)] = [float(d.mean()), float(d.mean()) - half, float(d.mean()) + half]
     best = max(differences, key=lambda c: (differences[c][1], -c))
-    return {"deals": deals, "seed": CHECK_SEED, "differences": differences,
-            "caution": best if differences[best][1] > 0 else None}
+    return {"deals": deals, "seed": CHECK_SEED, "prior": getattr(agent.inputs, "prior", None),
+            "differences": differences, "caution": best if differences[best][1] > 0 else None}
+
+
+def describe(check: dict) -> str:
+    """A check's outcome in words: ``caution 1 (lower bounds: 0 -0.130, 1 +0.060, 2 +0.050)``, or
+    ``as heuristic (...)`` (its prior agent) where it found no caution better."""
+    bounds = ", ".join(f"{float(c):g} {d[1]:+.3f}" for c, d in check["differences"].items())
+    chosen = f"as {check.get('prior') or 'its prior agent'}" if check["caution"] is None else f"caution {check['caution']:g}"
+    return f"{chosen} (lower bounds: {bounds})"

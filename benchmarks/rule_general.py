@@ -40,6 +40,7 @@ if str(ROOT) not in sys.path:
 import envs  # noqa: E402
 from agents.ppo import read_sidecar, shipped_path, sidecar_path  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
+from agents.self_check import describe  # noqa: E402
 from agents.variants import VariantSpace  # noqa: E402
 from train.evaluate.bench import Plan  # noqa: E402
 from train.output import write_file  # noqa: E402
@@ -78,13 +79,6 @@ def choose_caution(rows: list[dict], cautions: list[float]) -> float:
     opponent's figure on every variant."""
     worst = worst_differences(rows, cautions)
     return max(cautions, key=lambda m: (worst[f"{m:g}"], -m))
-
-
-def check_text(check: dict) -> str:
-    """What a self-check chose, with the lower bounds it chose by: ``caution 1 (lower bounds: 0 −0.13, ...)``."""
-    bounds = ", ".join(f"{float(c):g} {d[1]:+.3f}" for c, d in check["differences"].items())
-    chosen = "the prior agent" if check["caution"] is None else f"caution {check['caution']:g}"
-    return f"{chosen} (lower bounds: {bounds})"
 
 
 def set_sidecar(model: Path, key: str, entry: dict) -> None:
@@ -170,7 +164,7 @@ def main(argv: list[str] | None = None) -> None:
                   f"|{checked}", "|---|---|---:|---:|---:|---|" + ("---|" if args.check else "")]
         for r in rows:
             lines.append(f"| {r['variant']} | {r['rules']} | {r['model']:.3f} | {r['opponent']:.3f} | {r['difference']:+.3f} | "
-                         f"[{r['low']:.3f}, {r['high']:.3f}] |" + (f" {check_text(r['check'])} |" if args.check else ""))
+                         f"[{r['low']:.3f}, {r['high']:.3f}] |" + (f" {describe(r['check'])} |" if args.check else ""))
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "rule_general.md").write_text("\n".join(lines) + "\n")
     (args.out / "rule_general.json").write_text(json.dumps({"model": str(model), "space": space.to_dict(),

@@ -38,7 +38,7 @@ def test_the_caution_with_the_best_lower_bound_above_0_is_chosen_else_the_prior_
 
     def run(figures):
         """Check with the players' figures faked: ``figures[caution]`` the caution's, ``figures["prior"]``."""
-        monkeypatch.setattr(sc, "seat_figures", lambda game, core, player, opponent, seeds:
+        monkeypatch.setattr(sc, "seat_figures", lambda game, core, player, opponent, seeds, bar=None:
                             np.asarray(figures["prior" if player == "prior" else player.caution], float))
         return sc.self_check(Agent(), envs.spec(SOLO), None, 4, cautions=(0.0, 1.0))
 
@@ -134,3 +134,19 @@ def test_a_model_plays_at_the_caution_its_check_chose(tmp_path, monkeypatch):
     monkeypatch.setattr(sc, "self_check", lambda agent, game, opponent, deals: {"deals": deals, "caution": 2.0})
     agent = PPOAgent(rules=rules, path=str(path), check=6)
     assert agent.caution == 2.0 and not agent.as_prior and agent.check_result == {"deals": 6, "caution": 2.0}
+
+
+def test_a_bench_reports_what_a_models_check_chose(tmp_path, capsys):
+    from train.evaluate.bench import Plan, print_result
+
+    game = envs.spec(SOLO)
+    path = prior_model(SOLO, tmp_path)
+    spec = f"ppo:path={path},check=4"
+    result = Plan.build(game, game.make_rules(), ["heuristic", spec], 6, 0).run(tmp_path / "bench", progress=False)
+    assert result["self_checks"][spec]["deals"] == 4 and "heuristic" not in result["self_checks"]
+    saved = json.loads((tmp_path / "bench" / "results.json").read_text())["self_checks"][spec]
+    assert saved["caution"] is None and saved["prior"] == game.prior
+    print_result(result)
+    assert f"{spec}: its self-check under these rules (4 deals): it plays as {game.prior} (lower bounds: 0 " in capsys.readouterr().out
+    assert sc.describe({"caution": 1.0, "differences": {0.0: [0.1, -0.2, 0.4], 1.0: [0.3, 0.05, 0.55]}}) == \
+        "caution 1 (lower bounds: 0 -0.200, 1 +0.050)"

@@ -26,6 +26,7 @@ from tqdm.auto import tqdm
 
 import envs
 from agents.registry import agent_names, make_agent, parse_spec
+from agents.self_check import describe
 from envs.common.checks import check_seed
 from train.args import MAX_GAMES, add_rules_arguments, check_games, games_arg, load_rules, seed_arg
 from train.evaluate import report
@@ -127,6 +128,8 @@ def main(args: argparse.Namespace) -> int:
 def print_result(result: dict) -> None:
     """The bench's tables on the terminal."""
     Console(width=None if sys.stdout.isatty() else 120).print(report.bench_table(result))
+    for name, check in result.get("self_checks", {}).items():
+        print(f"{name}: its self-check under these rules ({check['deals']:,} deals): it plays {describe(check)}")
 
 
 class Plan:
@@ -183,6 +186,9 @@ class Plan:
                 result = bench_tournament(self.spec, self.rules, self.names, self.agents, self.counts[0], self.seed,
                                           batch_size=batch_size, progress=progress, lineup=self.lineup, table=table,
                                           recorder=recorders.get(self.names[0]))
+        checks = {n: a.check_result for n, a in zip(self.names, self.agents) if getattr(a, "check_result", None)}
+        if checks:  # what a model's self-check under these rules chose (agents.self_check)
+            result["self_checks"] = checks
         report.write_bench(folder, result)
         if recorders:
             records = [r for recorder in recorders.values() for r in recorder.records(self.spec, self.rules)]
