@@ -14,8 +14,8 @@ then writes the caution whose worst variant is best into the model's sidecar, wh
 with from then on (``ppo:general`` included) unless ``caution=`` is given. Choose it on a draw seed of
 its own, and measure the result on another. ``--check 1000`` benches the model with a self-check of that
 many deals under each variant (``ppo``'s ``check`` knob, :mod:`agents.self_check`: it plays at the caution
-its own games under the variant show best, or as the heuristic where none is shown better) and
-records each variant's check; ``--set-check`` then writes it into the model's sidecar, so the model
+its own games under the variant show best, or as the heuristic where none is shown better); a
+model that checks itself (so, or by its sidecar) has each variant's check recorded; ``--set-check`` then writes it into the model's sidecar, so the model
 checks itself under any rules it is named for (``ppo:general`` included) unless ``check=`` or ``caution=``
 is given.
 
@@ -138,8 +138,9 @@ def main(argv: list[str] | None = None) -> None:
                            for label, f in figures.items()}}
         if not cautions:
             row.update(row.pop("cautions")["model"])
-        if args.check:  # the check the bench's agent did (done once per process: read back, not redone)
-            row["check"] = make_agent(game.id, agents["model"], rules).check_result
+            check = make_agent(game.id, agents["model"], rules).check_result  # the bench's agent's: read back, not redone
+            if check:
+                row["check"] = check
         rows.append(row)
         print(json.dumps(row), flush=True)
     figure = "mean score" if game.solo else "win share"
@@ -159,12 +160,12 @@ def main(argv: list[str] | None = None) -> None:
         best = choose_caution(rows, cautions)
         lines += ["", f"The caution whose worst variant is best: {best:g}"]
     else:
-        checked = " self-check plays |" if args.check else ""
+        checked = any("check" in r for r in rows)
         lines += [f"| variant | rules | model {figure} | {game.opponent} {figure} | difference | 95% CI of the {interval} "
-                  f"|{checked}", "|---|---|---:|---:|---:|---|" + ("---|" if args.check else "")]
+                  f"|{' self-check plays |' if checked else ''}", "|---|---|---:|---:|---:|---|" + ("---|" if checked else "")]
         for r in rows:
             lines.append(f"| {r['variant']} | {r['rules']} | {r['model']:.3f} | {r['opponent']:.3f} | {r['difference']:+.3f} | "
-                         f"[{r['low']:.3f}, {r['high']:.3f}] |" + (f" {describe(r['check'])} |" if args.check else ""))
+                         f"[{r['low']:.3f}, {r['high']:.3f}] |" + (f" {describe(r['check'])} |" if checked else ""))
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "rule_general.md").write_text("\n".join(lines) + "\n")
     (args.out / "rule_general.json").write_text(json.dumps({"model": str(model), "space": space.to_dict(),
