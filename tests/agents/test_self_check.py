@@ -150,3 +150,19 @@ def test_a_bench_reports_what_a_models_check_chose(tmp_path, capsys):
     assert f"{spec}: its self-check under these rules (4 deals): it plays as {game.prior} (lower bounds: 0 " in capsys.readouterr().out
     assert sc.describe({"caution": 1.0, "differences": {0.0: [0.1, -0.2, 0.4], 1.0: [0.3, 0.05, 0.55]}}) == \
         "caution 1 (lower bounds: 0 -0.200, 1 +0.050)"
+
+
+def test_a_multi_player_model_checks_itself_in_rotated_seats_against_the_opponent(tmp_path):
+    from train.evaluate.bench import Plan
+
+    game = envs.spec(MULTI)
+    rules = game.make_rules()
+    path = prior_model(MULTI, tmp_path)
+    spec = f"ppo:path={path},check=8"
+    n = game.players(rules)
+    result = Plan.build(game, rules, [spec, game.opponent], 2 * n, 0, lineup=[spec] + [game.opponent] * (n - 1)).run(
+        tmp_path / "bench", progress=False)
+    check = result["self_checks"][spec]
+    assert check["deals"] == 8 and sorted(check["differences"]) == list(sc.CAUTIONS)
+    for mean, low, high in check["differences"].values():
+        assert -1 <= low <= mean <= high <= 1  # differences of win shares
