@@ -5,7 +5,8 @@ i of ``--draw-seed`` is ``VariantSpace.draw(draw_seed, i)``, so whoever picks th
 variants) and plays ``aerodeck bench`` under each: a solo game pairs the model with the opponent on the
 same ``--games`` deals (the model's mean score minus the opponent's, with its interval); a multi-player
 game seats the model with n−1 opponents, seats rotated (its win share against the opponent's, which
-is the fair share 1/n in a table of opponents). Each variant's bench files go to ``--out``/variant-i/;
+is the fair share 1/n in a table of opponents), and pairs it with the opponent agent in the model's
+seat on the same deals (:func:`paired_seat`: the model's win share minus that agent's there). Each variant's bench files go to ``--out``/variant-i/;
 ``rule_general.json`` and ``rule_general.md`` there hold the table.
 
 ``--cautions 0,1,2`` benches the model at each of those cautions (``ppo``'s ``caution`` knob: it leaves the
@@ -40,17 +41,36 @@ if str(ROOT) not in sys.path:
 import envs  # noqa: E402
 from agents.ppo import read_sidecar, shipped_path, sidecar_path  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
-from agents.self_check import describe  # noqa: E402
+from agents.self_check import describe, seat_figures  # noqa: E402
 from agents.variants import VariantSpace  # noqa: E402
 from train.evaluate.bench import Plan  # noqa: E402
+from train.evaluate.loop import agent_seed, game_seeds  # noqa: E402
+from train.evaluate.stats import mean_ci  # noqa: E402
 from train.output import write_file  # noqa: E402
+
+
+def paired_seat(game, rules, spec: str, games: int, seed: int) -> dict:
+    """A multi-player model against its opponent agent in the same seat: in game i (seeded as game i of
+    ``seed``) the agent ``spec`` sits in seat i mod n, the opponent agent in the others; then the
+    opponent agent, seeded as the model (so with its decision keys), sits in that seat on the same deals.
+    ``{"difference", "low", "high"}``: the model's win share minus the opponent's there, paired, 95% CI.
+    A model that plays as its prior agent (the opponent, e.g. after its self-check) makes the same moves
+    there: a difference of 0."""
+    core = game.make_core(rules)
+    seeds = game_seeds(seed, games)
+    others = make_agent(game.id, game.opponent, rules, seed=agent_seed(seed, 1))
+    shares = [seat_figures(game, core, make_agent(game.id, s, rules, seed=agent_seed(seed, 0)), others, seeds)
+              for s in (spec, game.opponent)]
+    gap = mean_ci(shares[0] - shares[1])
+    return {"difference": gap.value, "low": gap.low, "high": gap.high}
 
 
 def bench_variant(game, rules, agents: dict, games: int, seed: int, out: Path) -> dict:
     """``{label: (model figure, opponent figure, difference, low, high)}`` for each agent spec of
     ``agents`` (``{label: spec}``) under ``rules``: a solo game benches them all with the opponent on
     the same deals (the difference paired); a multi-player game seats each with n − 1 opponents, seats
-    rotated (its win share; the opponent's is the fair share 1/n)."""
+    rotated (its win share, low and high its interval; the opponent's is the fair share 1/n), and adds
+    the paired difference to the opponent agent in its seat (:func:`paired_seat`)."""
     rows = {}
     if game.solo:
         result = Plan.build(game, rules, [game.opponent, *agents.values()], games, seed).run(out, progress=False)
@@ -64,7 +84,8 @@ def bench_variant(game, rules, agents: dict, games: int, seed: int, out: Path) -
     for label, agent in agents.items():
         plan = Plan.build(game, rules, [agent, game.opponent], games, seed, lineup=[agent] + [game.opponent] * (n - 1))
         win = plan.run(out / (f"caution-{label}" if len(agents) > 1 else ""), progress=False)["agents"][agent]["win_rate"]
-        rows[label] = (win["value"], 1.0 / n, win["value"] - 1.0 / n, win["low"], win["high"])
+        rows[label] = (win["value"], 1.0 / n, win["value"] - 1.0 / n, win["low"], win["high"],
+                       paired_seat(game, rules, agent, games, seed))
     return rows
 
 
@@ -134,7 +155,7 @@ def main(argv: list[str] | None = None) -> None:
         began = time.perf_counter()
         figures = bench_variant(game, rules, agents, args.games, args.seed, args.out / f"variant-{i}")
         row = {"variant": i, "rules": rules.label(), "games": args.games, "seconds": round(time.perf_counter() - began, 1),
-               "cautions": {label: dict(zip(("model", "opponent", "difference", "low", "high"), f))
+               "cautions": {label: dict(zip(("model", "opponent", "difference", "low", "high", "paired"), f))
                            for label, f in figures.items()}}
         if not cautions:
             row.update(row.pop("cautions")["model"])
@@ -161,11 +182,15 @@ def main(argv: list[str] | None = None) -> None:
         lines += ["", f"The caution whose worst variant is best: {best:g}"]
     else:
         checked = any("check" in r for r in rows)
+        paired = f" − {game.opponent} in its seat, paired [95% CI] |" if not game.solo else ""
         lines += [f"| variant | rules | model {figure} | {game.opponent} {figure} | difference | 95% CI of the {interval} "
-                  f"|{' self-check plays |' if checked else ''}", "|---|---|---:|---:|---:|---|" + ("---|" if checked else "")]
+                  f"|{paired}{' self-check plays |' if checked else ''}",
+                  "|---|---|---:|---:|---:|---|" + ("---:|" if paired else "") + ("---|" if checked else "")]
         for r in rows:
+            seat = (f" {r['paired']['difference']:+.4f} [{r['paired']['low']:+.4f}, {r['paired']['high']:+.4f}] |"
+                    if paired else "")
             lines.append(f"| {r['variant']} | {r['rules']} | {r['model']:.3f} | {r['opponent']:.3f} | {r['difference']:+.3f} | "
-                         f"[{r['low']:.3f}, {r['high']:.3f}] |" + (f" {describe(r['check'])} |" if checked else ""))
+                         f"[{r['low']:.3f}, {r['high']:.3f}] |{seat}" + (f" {describe(r['check'])} |" if checked else ""))
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "rule_general.md").write_text("\n".join(lines) + "\n")
     (args.out / "rule_general.json").write_text(json.dumps({"model": str(model), "space": space.to_dict(),

@@ -76,3 +76,20 @@ def test_a_self_checked_model_is_benched_with_the_check_it_made_under_each_varia
             script().main(["airport-scramble", "--draw-seed", "1", *bad, "--out", str(out)])
     with pytest.raises(SystemExit):
         script().main(["airport-scramble", "--draw-seed", "1", "--check", "4", "--cautions", "0,1", "--out", str(out)])
+
+
+def test_a_multi_player_model_is_paired_with_the_opponent_agent_in_its_seat(tmp_path):
+    import envs
+
+    game = next(envs.spec(g) for g in envs.games() if not envs.spec(g).solo)
+    rules = game.make_rules()
+    module = script()
+    twin = module.paired_seat(game, rules, game.opponent, 40, 0)  # the opponent against itself, its own keys
+    assert twin == {"difference": 0.0, "low": 0.0, "high": 0.0}
+    weak = module.paired_seat(game, rules, "random", 40, 0)
+    assert weak["high"] < 0 and weak["low"] <= weak["difference"] <= weak["high"]
+    out = tmp_path / "out"
+    module.main([game.id, "--variants", "1", "--games", "8", "--draw-seed", "3", "--check", "0", "--out", str(out)])
+    row = json.loads((out / "rule_general.json").read_text())["rows"][0]
+    assert set(row["paired"]) == {"difference", "low", "high"}
+    assert f"− {game.opponent} in its seat, paired" in (out / "rule_general.md").read_text()
