@@ -35,6 +35,8 @@ CAUTIONS = (0.0, 1.0, 2.0)
 #: Two-sided 95% normal quantile: a caution is kept only if its mean difference minus this many
 #: standard errors is above 0.
 Z = 1.959964
+#: Games played at once (a multiple of 3, 4 and 5, so seat g mod n is the same in every chunk).
+CHUNK = 4080
 
 
 def check_seeds(deals: int) -> np.ndarray:
@@ -47,7 +49,11 @@ def seat_figures(game, core, player, opponent, seeds: np.ndarray, bar=None) -> n
     """``player`` in seat ``g mod n`` of game g (seeded ``seeds[g]``, ``uint64 (G,)``), ``opponent`` in the
     other seats, played to the end on ``core``: ``player``'s score (solo, ``float64 (G,)``) or win share
     (1/k for each of the k seats with the best standing, by ``game.summary_of()``). Agents that need a
-    look-ahead view cannot play here. ``bar``: a progress bar to update as games end."""
+    look-ahead view cannot play here. ``bar``: a progress bar to update as games end. Played
+    :data:`CHUNK` games at a time."""
+    if seeds.size > CHUNK:
+        return np.concatenate([seat_figures(game, core, player, opponent, seeds[i:i + CHUNK], bar)
+                               for i in range(0, seeds.size, CHUNK)])
     G, n = seeds.size, core.n_players
     state = core.init(seeds)
     seats = np.arange(G) % n

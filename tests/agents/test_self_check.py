@@ -76,7 +76,7 @@ def test_a_model_that_fails_its_check_plays_as_its_prior_agent(tmp_path):
         core.step(state, mine)
 
 
-def test_the_check_scores_the_models_seat_against_the_prior_agents_on_the_same_deals():
+def test_the_check_scores_the_models_seat_against_the_prior_agents_on_the_same_deals(monkeypatch):
     game = envs.spec(MULTI)
     rules = game.make_rules()
     core = game.make_core(rules)
@@ -92,6 +92,10 @@ def test_the_check_scores_the_models_seat_against_the_prior_agents_on_the_same_d
     again = sc.seat_figures(solo, solo.make_core(), make_agent(SOLO, solo.prior, solo.make_rules()), None, seeds[:5])
     np.testing.assert_array_equal(score, again)
     assert score.shape == (5,) and score.sum() > 0
+    whole = sc.seat_figures(game, core, make_agent(MULTI, game.opponent, rules, seed=1), opponent, sc.check_seeds(30))
+    monkeypatch.setattr(sc, "CHUNK", 12)  # in chunks (a multiple of the player count): the same seats and figures
+    np.testing.assert_array_equal(
+        sc.seat_figures(game, core, make_agent(MULTI, game.opponent, rules, seed=1), opponent, sc.check_seeds(30)), whole)
 
 
 def test_a_check_runs_once_per_model_rules_and_deals_in_a_process(tmp_path, monkeypatch):
