@@ -66,6 +66,7 @@ def test_a_model_that_fails_its_check_plays_as_its_prior_agent(tmp_path):
     # an untrained network under a strong prior plays like it: no caution is shown better on 8 deals
     assert result["caution"] is None and agent.as_prior
     prior = make_agent(SOLO, game.prior, rules)
+    agent.policy = None  # it plays as the prior agent: the network is not asked
     core = game.make_core(rules)
     state = core.init(np.arange(64, dtype=np.uint64))
     for _ in range(30):
