@@ -26,7 +26,7 @@ from tqdm.auto import tqdm
 
 from agents.base import act
 from agents.streams import decision_keys
-from envs.common import rng as crng
+from envs.common.rng import game_seeds
 
 #: The run seed of the self-check's deals.
 CHECK_SEED = 0x5E1F_C4EC
@@ -40,9 +40,8 @@ CHUNK = 4080
 
 
 def check_seeds(deals: int) -> np.ndarray:
-    """The seeds of the self-check's ``deals`` games: ``uint64 (deals,)``, game i's keyed by (:data:`CHECK_SEED`, i)."""
-    key = np.full(deals, crng.game_key(CHECK_SEED), np.uint64)
-    return crng.stream_array(key, np.arange(deals, dtype=np.uint64))
+    """The seeds of the self-check's ``deals`` games: ``uint64 (deals,)``, those of a run seeded :data:`CHECK_SEED`."""
+    return game_seeds(CHECK_SEED, deals)
 
 
 def seat_figures(game, core, player, opponent, seeds: np.ndarray, bar=None) -> np.ndarray:
@@ -97,12 +96,13 @@ def self_check(agent, game, opponent, deals: int, cautions=CAUTIONS) -> dict:
     bar = tqdm(total=deals * (len(cautions) + 1), desc="self-check", unit="game", leave=False, disable=None)
     with bar:
         base = seat_figures(game, core, prior, opponent, seeds, bar)
-        players = [copy.copy(agent) for _ in cautions]
-        for player, caution in zip(players, cautions):
+        figures = {}
+        for caution in cautions:
+            player = copy.copy(agent)
             player.caution, player.as_prior = float(caution), False
-        figures = [seat_figures(game, core, player, opponent, seeds, bar) for player in players]
+            figures[caution] = seat_figures(game, core, player, opponent, seeds, bar)
     differences = {}
-    for caution, played in zip(cautions, figures):
+    for caution, played in figures.items():
         d = played - base
         half = Z * float(d.std(ddof=1)) / math.sqrt(deals)
         differences[float(caution)] = [float(d.mean()), float(d.mean()) - half, float(d.mean()) + half]

@@ -66,26 +66,33 @@ def paired_seat(game, rules, spec: str, games: int, seed: int) -> dict:
 
 
 def bench_variant(game, rules, agents: dict, games: int, seed: int, out: Path) -> dict:
-    """``{label: (model figure, opponent figure, difference, low, high)}`` for each agent spec of
-    ``agents`` (``{label: spec}``) under ``rules``: a solo game benches them all with the opponent on
-    the same deals (the difference paired); a multi-player game seats each with n − 1 opponents, seats
-    rotated (its win share, low and high its interval; the opponent's is the fair share 1/n), and adds
-    the paired difference to the opponent agent in its seat (:func:`paired_seat`)."""
+    """``{label: {"model", "opponent", "difference", "low", "high"}}`` for each agent spec of ``agents``
+    (``{label: spec}``) under ``rules``: a solo game benches them all with the opponent on the same deals
+    (the difference paired, with its interval); a multi-player game seats each with n − 1 opponents,
+    seats rotated (its win share with its interval; the opponent's is the fair share 1/n), and adds
+    ``"paired"``, the difference to the opponent agent in its seat (:func:`paired_seat`). A model that
+    checked itself under ``rules`` adds its ``"check"`` (``agents.self_check``)."""
     rows = {}
     if game.solo:
         result = Plan.build(game, rules, [game.opponent, *agents.values()], games, seed).run(out, progress=False)
         for label, agent in agents.items():
             gap = next(c for c in result["comparisons"]
                        if c["agent"] == agent and c["versus"] == game.opponent)["mean_score_difference"]
-            rows[label] = (result["agents"][agent]["mean_score"]["value"],
-                           result["agents"][game.opponent]["mean_score"]["value"], gap["value"], gap["low"], gap["high"])
+            rows[label] = {"model": result["agents"][agent]["mean_score"]["value"],
+                           "opponent": result["agents"][game.opponent]["mean_score"]["value"],
+                           "difference": gap["value"], "low": gap["low"], "high": gap["high"]}
+            if agent in result.get("self_checks", {}):
+                rows[label]["check"] = result["self_checks"][agent]
         return rows
     n = game.players(rules)
     for label, agent in agents.items():
         plan = Plan.build(game, rules, [agent, game.opponent], games, seed, lineup=[agent] + [game.opponent] * (n - 1))
-        win = plan.run(out / (f"caution-{label}" if len(agents) > 1 else ""), progress=False)["agents"][agent]["win_rate"]
-        rows[label] = (win["value"], 1.0 / n, win["value"] - 1.0 / n, win["low"], win["high"],
-                       paired_seat(game, rules, agent, games, seed))
+        result = plan.run(out / (f"caution-{label}" if len(agents) > 1 else ""), progress=False)
+        win = result["agents"][agent]["win_rate"]
+        rows[label] = {"model": win["value"], "opponent": 1.0 / n, "difference": win["value"] - 1.0 / n,
+                       "low": win["low"], "high": win["high"], "paired": paired_seat(game, rules, agent, games, seed)}
+        if agent in result.get("self_checks", {}):
+            rows[label]["check"] = result["self_checks"][agent]
     return rows
 
 
@@ -155,13 +162,9 @@ def main(argv: list[str] | None = None) -> None:
         began = time.perf_counter()
         figures = bench_variant(game, rules, agents, args.games, args.seed, args.out / f"variant-{i}")
         row = {"variant": i, "rules": rules.label(), "games": args.games, "seconds": round(time.perf_counter() - began, 1),
-               "cautions": {label: dict(zip(("model", "opponent", "difference", "low", "high", "paired"), f))
-                           for label, f in figures.items()}}
+               "cautions": figures}
         if not cautions:
             row.update(row.pop("cautions")["model"])
-            check = make_agent(game.id, agents["model"], rules).check_result  # the bench's agent's: read back, not redone
-            if check:
-                row["check"] = check
         rows.append(row)
         print(json.dumps(row), flush=True)
     figure = "mean score" if game.solo else "win share"

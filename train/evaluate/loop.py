@@ -15,21 +15,8 @@ from tqdm.auto import tqdm
 
 from agents.base import act
 from agents.streams import decision_keys
-from envs.common import rng as crng
+from envs.common.rng import game_seeds  # noqa: F401  (the deals of a run, for the tools that play them)
 from envs.common.checks import MAX_SEED, IllegalActionError, check_actions, check_seed, check_seeds
-
-
-def game_seeds(seed: int, n_games: int, start: int = 0) -> np.ndarray:
-    """The seeds of games ``start .. start+n_games-1`` of a run seeded ``seed``: ``uint64 (n_games,)``.
-
-    ``seed``: an integer in ``[0, 2**64)`` (:func:`envs.common.checks.check_seed`); every game seed
-    lies in the same range. Game i's seed depends only on (seed, i), so every agent of a benchmark
-    meets the same deals (common random numbers), a run is reproduced exactly by its seed, and games
-    can be played in chunks (``start``) with the same seeds as all at once.
-    """
-    key = crng.game_key(check_seed(seed))
-    counters = np.arange(start, start + n_games, dtype=np.uint64)
-    return crng.stream_array(np.full(n_games, key, np.uint64), counters)
 
 
 def agent_seed(seed: int, index: int) -> int:
