@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import signal
 import sys
 import threading
@@ -58,6 +59,19 @@ def _terminate(signum, frame):
     raise Terminated
 
 
+def _redeliver(unraisable) -> None:
+    """``sys.unraisablehook`` while a command runs: a Ctrl-C or SIGTERM that Python swallowed (it arrived
+    inside a callback whose exceptions are only printed, such as an import lock's weakref callback) is
+    sent again 50 ms later, when ordinary code runs and can raise it; anything else is printed as usual."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt):
+        signum = signal.SIGTERM if isinstance(unraisable.exc_value, Terminated) else signal.SIGINT
+        again = threading.Timer(0.05, os.kill, (os.getpid(), signum))
+        again.daemon = True  # never holds the process open once the command has ended
+        again.start()
+    else:
+        sys.__unraisablehook__(unraisable)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``aerodeck`` console script; returns the exit status.
 
@@ -77,6 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     args.began = began
     in_main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _terminate) if in_main else None
+    previous_hook, sys.unraisablehook = sys.unraisablehook, _redeliver
     try:
         return int(args.func(args) or 0)
     except (ValueError, OSError) as err:  # bad input, or a file that cannot be read or written
@@ -89,6 +104,7 @@ def main(argv: list[str] | None = None) -> int:
               f"aerodeck {args.command}: {how} (an unfinished run writes nothing)", file=sys.stderr)
         return 143 if isinstance(stop, Terminated) else 130
     finally:
+        sys.unraisablehook = previous_hook
         if in_main:
             signal.signal(signal.SIGTERM, previous)
 

@@ -59,15 +59,16 @@ def _umask() -> int:
 
 @contextlib.contextmanager
 def _no_interrupt() -> Iterator[None]:
-    """Hold Ctrl-C (SIGINT) back while the block runs (main thread only); it is raised right after."""
+    """Hold Ctrl-C (SIGINT) and SIGTERM back while the block runs (main thread only); they are raised right
+    after."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
 
 
 class OutputFolder:

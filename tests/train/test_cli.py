@@ -1,5 +1,12 @@
 """The ``aerodeck`` command line: a bad value is one line without the usage block, a command line it
-cannot read keeps the usage (SIGTERM during a search: tests/airport_scramble/test_tune_sigterm.py)."""
+cannot read keeps the usage, a signal Python swallowed is raised again (SIGTERM during a search:
+tests/airport_scramble/test_tune_sigterm.py)."""
+
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -30,3 +37,38 @@ def test_a_command_line_argparse_cannot_read_keeps_the_usage(capsys, command):
     assert cli.main(command) == 2
     err = capsys.readouterr().err
     assert err.startswith("usage: aerodeck") and "error:" in err
+
+
+# A command that is signalled inside a weakref callback (as an import's module lock is released), where
+# Python prints the exception and carries on, then waits 30 s and ends with status 0.
+SWALLOWED = textwrap.dedent("""
+    import argparse, os, signal, sys, time, weakref
+    from train import cli
+
+    class Thing:
+        pass
+
+    def wait(args):
+        thing = Thing()
+        ref = weakref.ref(thing, lambda _: os.kill(os.getpid(), signal.{name}))
+        del thing
+        time.sleep(30)
+
+    def build_parser():
+        parser = argparse.ArgumentParser()
+        parser.add_subparsers(dest="command").add_parser("wait").set_defaults(func=wait)
+        return parser
+
+    cli.build_parser = build_parser
+    sys.exit(cli.main(["wait"]))
+""")
+
+
+@pytest.mark.parametrize("name, status, word", [("SIGINT", 130, "interrupted"), ("SIGTERM", 143, "terminated")])
+def test_a_signal_python_swallowed_in_a_callback_is_raised_again(name, status, word):
+    # Before: a SIGTERM that arrived while bench imported a module was printed as "Exception ignored"
+    # and the run went on (CI: a bench of 10**12 games never stopped).
+    proc = subprocess.run([sys.executable, "-c", SWALLOWED.format(name=name)], capture_output=True, text=True,
+                          timeout=20, cwd=Path(__file__).resolve().parents[2],
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert (proc.returncode, proc.stderr) == (status, f"aerodeck wait: {word} (an unfinished run writes nothing)\n")
