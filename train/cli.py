@@ -59,13 +59,22 @@ def _terminate(signum, frame):
     raise Terminated
 
 
+#: Set once a command has stopped on a Ctrl-C or SIGTERM, or ended: nothing is sent again after it.
+_stopped = threading.Event()
+
+
+def _send_again(signum: int) -> None:
+    if not _stopped.is_set():
+        os.kill(os.getpid(), signum)
+
+
 def _redeliver(unraisable) -> None:
     """``sys.unraisablehook`` while a command runs: a Ctrl-C or SIGTERM that Python swallowed (it arrived
     inside a callback whose exceptions are only printed, such as an import lock's weakref callback) is
     sent again 50 ms later, when ordinary code runs and can raise it; anything else is printed as usual."""
     if isinstance(unraisable.exc_value, KeyboardInterrupt):
         signum = signal.SIGTERM if isinstance(unraisable.exc_value, Terminated) else signal.SIGINT
-        again = threading.Timer(0.05, os.kill, (os.getpid(), signum))
+        again = threading.Timer(0.05, _send_again, (signum,))
         again.daemon = True  # never holds the process open once the command has ended
         again.start()
     else:
@@ -92,18 +101,21 @@ def main(argv: list[str] | None = None) -> int:
     in_main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _terminate) if in_main else None
     previous_hook, sys.unraisablehook = sys.unraisablehook, _redeliver
+    _stopped.clear()
     try:
         return int(args.func(args) or 0)
     except (ValueError, OSError) as err:  # bad input, or a file that cannot be read or written
         print(f"aerodeck {args.command}: error: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as stop:
+        _stopped.set()
         how = "terminated" if isinstance(stop, Terminated) else "interrupted"
         # a command that kept what it did says so in the exception's message (train: how to continue)
         print(f"aerodeck {args.command}: {how}; {stop}" if str(stop) else
               f"aerodeck {args.command}: {how} (an unfinished run writes nothing)", file=sys.stderr)
         return 143 if isinstance(stop, Terminated) else 130
     finally:
+        _stopped.set()
         sys.unraisablehook = previous_hook
         if in_main:
             signal.signal(signal.SIGTERM, previous)

@@ -120,7 +120,7 @@ class OutputFolder:
         (its manifest then lists every file it holds)."""
         self.check()
         missing = [p for p in (self.path.parent, *self.path.parent.parents) if not p.exists()]
-        staging = None
+        tmp = staging = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             tmp = Path(tempfile.mkdtemp(prefix=f".{self.path.name}.", suffix=".partial", dir=self.path.parent))
@@ -130,8 +130,8 @@ class OutputFolder:
             staging.publish()
         except BaseException:
             if staging is None or not staging.published:
-                if staging is not None:
-                    shutil.rmtree(staging.path, ignore_errors=True)
+                if tmp is not None:  # a Ctrl-C may come before staging is made
+                    shutil.rmtree(tmp, ignore_errors=True)
                 for folder in missing:  # nearest first; only the ones this run made, and only if still empty
                     with contextlib.suppress(OSError):
                         folder.rmdir()

@@ -132,13 +132,15 @@ def test_a_real_ctrl_c_or_sigterm_mid_run_leaves_nothing_behind(tmp_path, signum
                             text=True, cwd=Path(__file__).resolve().parents[2],
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as in a terminal
     try:
-        for _ in range(600):  # the run is playing once its temporary folder exists
+        for _ in range(1200):  # the run is playing once its temporary folder exists
             if any(p.name.endswith(".partial") for p in tmp_path.iterdir()) or proc.poll() is not None:
                 break
             time.sleep(0.1)
+        assert proc.poll() is None and any(p.name.endswith(".partial") for p in tmp_path.iterdir()), \
+            "the bench never started playing"
         proc.send_signal(signum)
         _, err = proc.communicate(timeout=120)
     finally:
         proc.kill()
-    assert proc.returncode == status and err == f"aerodeck bench: {word} (an unfinished run writes nothing)\n"
+    assert (proc.returncode, err) == (status, f"aerodeck bench: {word} (an unfinished run writes nothing)\n")
     assert listing(tmp_path) == []
