@@ -1,0 +1,111 @@
+"""How learnable a teacher is: how often a search agent agrees with itself.
+
+A student cloned from a search agent's choices learns from labels that are partly noise where two runs
+of the search on the same position (other decision keys, so other samples and rollouts) choose
+differently. If the teacher chose action a with probability p(a) at a position, two runs agree with
+probability Σ p(a)²; the best a student can do is always choose the most probable action, which
+agrees with a run max p(a) of the time — between Σ p(a)² and √Σ p(a)². So the teacher's agreement with
+itself, q, bounds what any student's agreement with it can be: at least q is reachable in principle,
+more than √q (averaged over positions, by Jensen's inequality) is not.
+
+This plays ``--games`` games with the ``--along`` agent (default: the heuristic) choosing every move,
+in every seat; at each decision the ``--teacher`` is asked twice, with independent decision keys, and
+the heuristic once. Printed: decisions; the teacher's agreement with itself; how often it departs from
+the heuristic's choice; how many of those departures its second run makes again. Actions are compared
+by their number (two actions with the same effect count as different); proportions over decisions
+(those of one game are not independent: read them as rough). Writes ``teacher_agreement-<game>.json``
+under ``--out`` (default ``out/benchmarks/``).
+
+    .venv/bin/python benchmarks/teacher_agreement.py airport-scramble --teacher search:gate=2 --games 400
+    .venv/bin/python benchmarks/teacher_agreement.py flight-tycoon --players 4 --teacher search --games 40
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import envs  # noqa: E402
+from agents.base import Agent, act  # noqa: E402
+from agents.registry import make_agent  # noqa: E402
+from agents.streams import decision_keys  # noqa: E402
+from envs.common.rng import game_seeds  # noqa: E402
+from train.args import load_rules  # noqa: E402
+from train.evaluate.loop import play_games  # noqa: E402
+
+
+class Probe(Agent):
+    """Plays ``along``'s moves and asks the teacher (twice) and the heuristic at each decision; ``counts``
+    adds up what agreed. Each asked agent draws from the probe's decision keys mixed with its own key."""
+
+    needs_view = True
+
+    def __init__(self, along, teachers, heuristic, seed=0, rules=None) -> None:
+        super().__init__(seed, rules)
+        self.along, self.teachers, self.heuristic = along, teachers, heuristic
+        self.counts = dict.fromkeys(["decisions", "teacher_same", "departures", "departures_again"], 0)
+
+    def _ask(self, agent, observations, masks, view, keys):
+        own = None if keys is None else decision_keys(agent.key, keys, np.zeros(keys.size, np.int64))
+        return act(agent, observations, masks, view, own)
+
+    def act(self, observations, masks, view=None, keys=None):
+        first, second = (self._ask(t, observations, masks, view, keys) for t in self.teachers)
+        rule_of_thumb = self._ask(self.heuristic, observations, masks, view, keys)
+        departs = first != rule_of_thumb
+        c = self.counts
+        c["decisions"] += first.size
+        c["teacher_same"] += int((first == second).sum())
+        c["departures"] += int(departs.sum())
+        c["departures_again"] += int((departs & (first == second)).sum())
+        return self._ask(self.along, observations, masks, view, keys)
+
+
+def measure(game: str, teacher: str, along: str, games: int, seed: int, players: int | None = None) -> dict:
+    """The counts and proportions of one measurement (see the module docstring)."""
+    spec = envs.spec(game)
+    rules = load_rules(spec, None, [], players=players)
+    core = spec.make_core(rules, check_actions=False)
+    probe = Probe(make_agent(game, along, rules, seed=seed), [make_agent(game, teacher, rules, seed=seed + k) for k in (1, 2)],
+                  make_agent(game, "heuristic", rules, seed=seed), seed=seed, rules=rules)
+    play_games(core, [probe], game_seeds(seed, games), make_view=spec.make_view, progress=False)
+    c = probe.counts
+    share = {"teacher_self_agreement": c["teacher_same"] / c["decisions"],
+             "teacher_departure_rate": c["departures"] / c["decisions"],
+             "departures_made_again": c["departures_again"] / max(c["departures"], 1)}
+    return {"game": game, "players": core.n_players, "teacher": teacher, "along": along,
+            "games": games, "seed": seed, "counts": c, "proportions": share}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("game", choices=[s.id for s in envs.specs()])
+    parser.add_argument("--teacher", default="search", help="the agent spec asked twice (default: search)")
+    parser.add_argument("--along", default="heuristic", help="the agent whose moves are played (default: heuristic)")
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=777)
+    parser.add_argument("--players", type=int, default=None)
+    parser.add_argument("--out", type=Path, default=ROOT / "out" / "benchmarks")
+    args = parser.parse_args(argv)
+    result = measure(args.game, args.teacher, args.along, args.games, args.seed, args.players)
+    c = result["counts"]
+    print(f"{args.game}: {c['decisions']:,} decisions of {args.games} games ({args.along} playing, seed {args.seed})")
+    for name, value in result["proportions"].items():
+        print(f"  {name.replace('_', ' ')}: {value:.3f}")
+    args.out.mkdir(parents=True, exist_ok=True)
+    path = args.out / f"teacher_agreement-{args.game}.json"
+    path.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

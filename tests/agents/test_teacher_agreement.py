@@ -1,0 +1,30 @@
+"""benchmarks/teacher_agreement.py: a deterministic teacher agrees with itself and never departs from
+itself; a random one does not; the counts add up and are written under --out."""
+
+import importlib.util
+import json
+from pathlib import Path
+
+from tests.games import MULTI, SOLO
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "teacher_agreement.py"
+spec = importlib.util.spec_from_file_location("teacher_agreement", SCRIPT)
+script = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(script)
+
+
+def test_the_heuristic_as_teacher_agrees_with_itself_and_departs_nowhere():
+    result = script.measure(SOLO.id, "heuristic", "heuristic", games=3, seed=5)
+    c = result["counts"]
+    assert c["decisions"] > 0 and c["teacher_same"] == c["decisions"] and c["departures"] == 0
+    assert result["proportions"]["teacher_self_agreement"] == 1.0
+
+
+def test_a_random_teacher_disagrees_with_itself_in_every_seat(tmp_path, capsys):
+    assert script.main([MULTI.id, "--players", "3", "--teacher", "random", "--games", "2", "--out", str(tmp_path)]) == 0
+    result = json.loads((tmp_path / f"teacher_agreement-{MULTI.id}.json").read_text())
+    c, p = result["counts"], result["proportions"]
+    assert result["players"] == 3 and 0 < c["teacher_same"] < c["decisions"]
+    assert c["departures_again"] <= min(c["departures"], c["teacher_same"])
+    assert p["teacher_self_agreement"] == c["teacher_same"] / c["decisions"]
+    assert "teacher self agreement" in capsys.readouterr().out
