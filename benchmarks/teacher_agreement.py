@@ -95,7 +95,12 @@ def main(argv=None) -> int:
     parser.add_argument("--players", type=int, default=None)
     parser.add_argument("--out", type=Path, default=ROOT / "out" / "benchmarks")
     args = parser.parse_args(argv)
-    result = measure(args.game, args.teacher, args.along, args.games, args.seed, args.players)
+    if args.games < 1:
+        parser.error(f"--games must be at least 1, got {args.games}")
+    try:
+        result = measure(args.game, args.teacher, args.along, args.games, args.seed, args.players)
+    except ValueError as err:  # a bad agent spec or player count: the message names what is allowed
+        parser.error(str(err))
     c = result["counts"]
     print(f"{args.game}: {c['decisions']:,} decisions of {args.games} games ({args.along} playing, seed {args.seed})")
     for name, value in result["proportions"].items():

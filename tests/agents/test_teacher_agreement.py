@@ -5,6 +5,8 @@ import importlib.util
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.games import MULTI, SOLO
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "teacher_agreement.py"
@@ -28,3 +30,10 @@ def test_a_random_teacher_disagrees_with_itself_in_every_seat(tmp_path, capsys):
     assert c["departures_again"] <= min(c["departures"], c["teacher_same"])
     assert p["teacher_self_agreement"] == c["teacher_same"] / c["decisions"]
     assert "teacher self agreement" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, named", [(["--teacher", "serch"], "serch"), (["--games", "0"], "--games must be at least 1")])
+def test_a_bad_teacher_or_game_count_is_one_line_naming_it(capsys, argv, named):
+    with pytest.raises(SystemExit) as stop:
+        script.main([SOLO.id, *argv])
+    assert stop.value.code == 2 and named in capsys.readouterr().err
