@@ -39,7 +39,7 @@ from agents.registry import make_agent  # noqa: E402
 from agents.streams import decision_keys  # noqa: E402
 from envs.common.rng import game_seeds  # noqa: E402
 from train.args import load_rules  # noqa: E402
-from train.evaluate.loop import play_games  # noqa: E402
+from train.evaluate.loop import agent_seed, play_games  # noqa: E402
 
 
 class Probe(Agent):
@@ -66,6 +66,8 @@ class Probe(Agent):
         c["teacher_same"] += int((first == second).sum())
         c["departures"] += int(departs.sum())
         c["departures_again"] += int((departs & (first == second)).sum())
+        if self.along is self.heuristic:  # (the default: its moves are already known)
+            return rule_of_thumb
         return self._ask(self.along, observations, masks, view, keys)
 
 
@@ -74,8 +76,10 @@ def measure(game: str, teacher: str, along: str, games: int, seed: int, players:
     spec = envs.spec(game)
     rules = load_rules(spec, None, [], players=players)
     core = spec.make_core(rules, check_actions=False)
-    probe = Probe(make_agent(game, along, rules, seed=seed), [make_agent(game, teacher, rules, seed=seed + k) for k in (1, 2)],
-                  make_agent(game, "heuristic", rules, seed=seed), seed=seed, rules=rules)
+    heuristic = make_agent(game, "heuristic", rules, seed=agent_seed(seed, 0))
+    teachers = [make_agent(game, teacher, rules, seed=agent_seed(seed, k)) for k in (1, 2)]
+    along_agent = heuristic if along == "heuristic" else make_agent(game, along, rules, seed=agent_seed(seed, 3))
+    probe = Probe(along_agent, teachers, heuristic, seed=seed, rules=rules)
     play_games(core, [probe], game_seeds(seed, games), make_view=spec.make_view, progress=False)
     c = probe.counts
     share = {"teacher_self_agreement": c["teacher_same"] / c["decisions"],
