@@ -11,13 +11,18 @@ more than √q (averaged over positions, by Jensen's inequality) is not.
 This plays ``--games`` games with the ``--along`` agent (default: the heuristic) choosing every move,
 in every seat; at each decision the ``--teacher`` is asked twice, with independent decision keys, and
 the heuristic once. Printed: decisions; the teacher's agreement with itself; how often it departs from
-the heuristic's choice; how many of those departures its second run makes again. Actions are compared
+the heuristic's choice; how many of those departures its second run makes again. With ``--student``
+(e.g. ``ppo``, a network distilled from the teacher), that agent is asked once too: how often it agrees with
+the teacher's first run, and how many of the teacher's departures it makes — on the positions the
+``--along`` agent reaches (play the student along to see it on its own positions, the teacher along to
+see it on the positions it was trained on). Actions are compared
 by their number (two actions with the same effect count as different); proportions over decisions
 (those of one game are not independent: read them as rough). Writes ``teacher_agreement-<game>.json``
 under ``--out`` (default ``out/benchmarks/``).
 
     .venv/bin/python benchmarks/teacher_agreement.py airport-scramble --teacher search:gate=2 --games 400
     .venv/bin/python benchmarks/teacher_agreement.py flight-tycoon --players 4 --teacher search --games 40
+    .venv/bin/python benchmarks/teacher_agreement.py airport-scramble --teacher search:gate=2 --student ppo --along ppo
 """
 
 from __future__ import annotations
@@ -48,10 +53,12 @@ class Probe(Agent):
 
     needs_view = True
 
-    def __init__(self, along, teachers, heuristic, seed=0, rules=None) -> None:
+    def __init__(self, along, teachers, heuristic, student=None, seed=0, rules=None) -> None:
         super().__init__(seed, rules)
-        self.along, self.teachers, self.heuristic = along, teachers, heuristic
+        self.along, self.teachers, self.heuristic, self.student = along, teachers, heuristic, student
         self.counts = dict.fromkeys(["decisions", "teacher_same", "departures", "departures_again"], 0)
+        if student is not None:
+            self.counts.update(dict.fromkeys(["student_same", "student_departures", "departures_student_makes"], 0))
 
     def _ask(self, agent, observations, masks, view, keys):
         own = None if keys is None else decision_keys(agent.key, keys, np.zeros(keys.size, np.int64))
@@ -66,26 +73,39 @@ class Probe(Agent):
         c["teacher_same"] += int((first == second).sum())
         c["departures"] += int(departs.sum())
         c["departures_again"] += int((departs & (first == second)).sum())
-        if self.along is self.heuristic:  # (the default: its moves are already known)
-            return rule_of_thumb
+        answers = {self.heuristic: rule_of_thumb}
+        if self.student is not None:
+            student = answers[self.student] = self._ask(self.student, observations, masks, view, keys)
+            c["student_same"] += int((student == first).sum())
+            c["student_departures"] += int((student != rule_of_thumb).sum())
+            c["departures_student_makes"] += int((departs & (student == first)).sum())
+        if self.along in answers:  # (its moves are already known)
+            return answers[self.along]
         return self._ask(self.along, observations, masks, view, keys)
 
 
-def measure(game: str, teacher: str, along: str, games: int, seed: int, players: int | None = None) -> dict:
+def measure(game: str, teacher: str, along: str, games: int, seed: int, players: int | None = None,
+            student: str | None = None) -> dict:
     """The counts and proportions of one measurement (see the module docstring)."""
     spec = envs.spec(game)
     rules = load_rules(spec, None, [], players=players)
     core = spec.make_core(rules, check_actions=False)
     heuristic = make_agent(game, "heuristic", rules, seed=agent_seed(seed, 0))
     teachers = [make_agent(game, teacher, rules, seed=agent_seed(seed, k)) for k in (1, 2)]
-    along_agent = heuristic if along == "heuristic" else make_agent(game, along, rules, seed=agent_seed(seed, 3))
-    probe = Probe(along_agent, teachers, heuristic, seed=seed, rules=rules)
+    student_agent = make_agent(game, student, rules, seed=agent_seed(seed, 4)) if student else None
+    along_agent = {"heuristic": heuristic, student: student_agent}.get(along) or make_agent(
+        game, along, rules, seed=agent_seed(seed, 3))
+    probe = Probe(along_agent, teachers, heuristic, student_agent, seed=seed, rules=rules)
     play_games(core, [probe], game_seeds(seed, games), make_view=spec.make_view, progress=False)
     c = probe.counts
     share = {"teacher_self_agreement": c["teacher_same"] / c["decisions"],
              "teacher_departure_rate": c["departures"] / c["decisions"],
              "departures_made_again": c["departures_again"] / max(c["departures"], 1)}
-    return {"game": game, "players": core.n_players, "teacher": teacher, "along": along,
+    if student:
+        share.update({"student_teacher_agreement": c["student_same"] / c["decisions"],
+                      "student_departure_rate": c["student_departures"] / c["decisions"],
+                      "teacher_departures_student_makes": c["departures_student_makes"] / max(c["departures"], 1)})
+    return {"game": game, "players": core.n_players, "teacher": teacher, "along": along, "student": student,
             "games": games, "seed": seed, "counts": c, "proportions": share}
 
 
@@ -94,6 +114,7 @@ def main(argv=None) -> int:
     parser.add_argument("game", choices=[s.id for s in envs.specs()])
     parser.add_argument("--teacher", default="search", help="the agent spec asked twice (default: search)")
     parser.add_argument("--along", default="heuristic", help="the agent whose moves are played (default: heuristic)")
+    parser.add_argument("--student", default=None, help="an agent spec asked once, compared with the teacher")
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--seed", type=int, default=777)
     parser.add_argument("--players", type=int, default=None)
@@ -102,7 +123,7 @@ def main(argv=None) -> int:
     if args.games < 1:
         parser.error(f"--games must be at least 1, got {args.games}")
     try:
-        result = measure(args.game, args.teacher, args.along, args.games, args.seed, args.players)
+        result = measure(args.game, args.teacher, args.along, args.games, args.seed, args.players, args.student)
     except ValueError as err:  # a bad agent spec or player count: the message names what is allowed
         parser.error(str(err))
     c = result["counts"]

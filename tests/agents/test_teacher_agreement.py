@@ -37,3 +37,17 @@ def test_a_bad_teacher_or_game_count_is_one_line_naming_it(capsys, argv, named):
     with pytest.raises(SystemExit) as stop:
         script.main([SOLO.id, *argv])
     assert stop.value.code == 2 and named in capsys.readouterr().err
+
+
+def test_a_student_is_compared_with_the_teachers_first_run_on_the_along_agents_positions():
+    # the heuristic as student of a random teacher: it agrees exactly where the teacher did not depart
+    # from the heuristic, and never makes a departure
+    result = script.measure(SOLO.id, "random", "heuristic", games=3, seed=5, student="heuristic")
+    c, p = result["counts"], result["proportions"]
+    assert c["departures"] > 0 and c["student_same"] == c["decisions"] - c["departures"]
+    assert c["student_departures"] == 0 and c["departures_student_makes"] == 0
+    assert p["student_teacher_agreement"] == c["student_same"] / c["decisions"]
+    # a random student played along: the positions are its own, and it departs from the heuristic
+    own = script.measure(SOLO.id, "heuristic", "random", games=3, seed=5, student="random")["counts"]
+    assert own["departures"] == 0 and own["student_departures"] > 0
+    assert own["student_same"] == own["decisions"] - own["student_departures"]
