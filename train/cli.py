@@ -118,6 +118,11 @@ def main(argv: list[str] | None = None) -> int:
         # a command that kept what it did says so in the exception's message (train: how to continue)
         print(f"aerodeck {args.command}: {how}; {stop}" if str(stop) else
               f"aerodeck {args.command}: {how} (an unfinished run writes nothing)", file=sys.stderr)
+        # A Ctrl-C that escaped an eval() or exec() of a string (namedtuple's, say, in an import under way)
+        # leaves CPython's "unhandled KeyboardInterrupt" mark set although it was handled here, and the
+        # interpreter would then end by SIGINT (status -2) whatever this returns; each exec of a string
+        # clears the mark as it starts.
+        exec("pass")
         return 143 if isinstance(stop, Terminated) else 130
     finally:
         _stopped.set()
