@@ -15,10 +15,9 @@ the heuristic's choice; how many of those departures its second run makes again.
 (e.g. ``ppo``, a network distilled from the teacher), that agent is asked once too: how often it agrees with
 the teacher's first run, and how many of the teacher's departures it makes — on the positions the
 ``--along`` agent reaches (play the student along to see it on its own positions, the teacher along to
-see it on the positions it was trained on). Actions are compared
-by their number (two actions with the same effect count as different); proportions over decisions
-(those of one game are not independent: read them as rough). Writes ``teacher_agreement-<game>.json``
-under ``--out`` (default ``out/benchmarks/``).
+see it on the positions it was trained on). Actions are compared by their number; proportions over
+decisions (those of one game are not independent: read them as rough). Writes
+``teacher_agreement-<game>.json`` under ``--out`` (default ``out/benchmarks/``).
 
     .venv/bin/python benchmarks/teacher_agreement.py airport-scramble --teacher search:gate=2 --games 400
     .venv/bin/python benchmarks/teacher_agreement.py flight-tycoon --players 4 --teacher search --games 40
@@ -56,9 +55,25 @@ class Probe(Agent):
     def __init__(self, along, teachers, heuristic, student=None, seed=0, rules=None) -> None:
         super().__init__(seed, rules)
         self.along, self.teachers, self.heuristic, self.student = along, teachers, heuristic, student
-        self.counts = dict.fromkeys(["decisions", "teacher_same", "departures", "departures_again"], 0)
+        names = ["decisions", "teacher_same", "departures", "departures_again"]
         if student is not None:
-            self.counts.update(dict.fromkeys(["student_same", "student_departures", "departures_student_makes"], 0))
+            names += ["student_same", "student_departures", "departures_student_makes"]
+        self.counts = dict.fromkeys(names, 0)
+
+    def _count(self, live, first, second, rule_of_thumb, student) -> None:
+        """Add the decisions of the games ``live`` (``bool (B,)``) to the counts."""
+        counts = self.counts
+        departs = live & (first != rule_of_thumb)
+        teacher_same = live & (first == second)
+        counts["decisions"] += int(live.sum())
+        counts["teacher_same"] += int(teacher_same.sum())
+        counts["departures"] += int(departs.sum())
+        counts["departures_again"] += int((departs & teacher_same).sum())
+        if student is not None:
+            student_same = live & (student == first)
+            counts["student_same"] += int(student_same.sum())
+            counts["student_departures"] += int((live & (student != rule_of_thumb)).sum())
+            counts["departures_student_makes"] += int((departs & student_same).sum())
 
     def _ask(self, agent, observations, masks, view, keys):
         own = None if keys is None else decision_keys(agent.key, keys, np.zeros(keys.size, np.int64))
@@ -67,18 +82,12 @@ class Probe(Agent):
     def act(self, observations, masks, view=None, keys=None):
         first, second = (self._ask(t, observations, masks, view, keys) for t in self.teachers)
         rule_of_thumb = self._ask(self.heuristic, observations, masks, view, keys)
-        departs = first != rule_of_thumb
-        c = self.counts
-        c["decisions"] += first.size
-        c["teacher_same"] += int((first == second).sum())
-        c["departures"] += int(departs.sum())
-        c["departures_again"] += int((departs & (first == second)).sum())
         answers = {self.heuristic: rule_of_thumb}
+        student = None
         if self.student is not None:
             student = answers[self.student] = self._ask(self.student, observations, masks, view, keys)
-            c["student_same"] += int((student == first).sum())
-            c["student_departures"] += int((student != rule_of_thumb).sum())
-            c["departures_student_makes"] += int((departs & (student == first)).sum())
+        live = masks.any(1)  # (a lone agent's batch holds its finished games too: not decisions)
+        self._count(live, first, second, rule_of_thumb, student)
         if self.along in answers:  # (its moves are already known)
             return answers[self.along]
         return self._ask(self.along, observations, masks, view, keys)
@@ -97,16 +106,20 @@ def measure(game: str, teacher: str, along: str, games: int, seed: int, players:
         game, along, rules, seed=agent_seed(seed, 3))
     probe = Probe(along_agent, teachers, heuristic, student_agent, seed=seed, rules=rules)
     play_games(core, [probe], game_seeds(seed, games), make_view=spec.make_view, progress=False)
-    c = probe.counts
+    return {"game": game, "players": core.n_players, "teacher": teacher, "along": along, "student": student,
+            "games": games, "seed": seed, "counts": probe.counts, "proportions": proportions(probe.counts)}
+
+
+def proportions(c: dict) -> dict:
+    """The proportions printed, from the counts of :class:`Probe`."""
     share = {"teacher_self_agreement": c["teacher_same"] / c["decisions"],
              "teacher_departure_rate": c["departures"] / c["decisions"],
              "departures_made_again": c["departures_again"] / max(c["departures"], 1)}
-    if student:
+    if "student_same" in c:
         share.update({"student_teacher_agreement": c["student_same"] / c["decisions"],
                       "student_departure_rate": c["student_departures"] / c["decisions"],
                       "teacher_departures_student_makes": c["departures_student_makes"] / max(c["departures"], 1)})
-    return {"game": game, "players": core.n_players, "teacher": teacher, "along": along, "student": student,
-            "games": games, "seed": seed, "counts": c, "proportions": share}
+    return share
 
 
 def main(argv=None) -> int:
