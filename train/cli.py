@@ -6,9 +6,9 @@ Each command module offers ``add_parser(subparsers)`` (registering its arguments
 
 from __future__ import annotations
 
-import _thread
 import argparse
 import importlib
+import os
 import signal
 import sys
 import threading
@@ -59,23 +59,22 @@ def _terminate(signum, frame):
     raise Terminated
 
 
-#: Set once a command has stopped on a Ctrl-C or SIGTERM, or ended: nothing is raised again after it.
+#: Set once a command has stopped on a Ctrl-C or SIGTERM, or ended: nothing is sent again after it.
 _stopped = threading.Event()
 _stopping = threading.Lock()  # a re-raise and a command's catch never interleave
 
 
 def _send_again(signum: int) -> None:
-    # interrupt_main runs the Python handler only: unlike a real signal it can never kill the process once
-    # the interpreter has put the default handlers back on its way out
+    # a real signal: it also wakes a blocking call (a sleep, a wait on worker processes)
     with _stopping:
         if not _stopped.is_set():
-            _thread.interrupt_main(signum)
+            os.kill(os.getpid(), signum)
 
 
 def _redeliver(unraisable) -> None:
     """``sys.unraisablehook`` while a command runs: a Ctrl-C or SIGTERM that Python swallowed (it arrived
     inside a callback whose exceptions are only printed, such as an import lock's weakref callback) is
-    raised again 50 ms later, when ordinary code runs and can raise it; anything else is printed as usual."""
+    sent again 50 ms later, when ordinary code runs and can raise it; anything else is printed as usual."""
     if isinstance(unraisable.exc_value, KeyboardInterrupt):
         signum = signal.SIGTERM if isinstance(unraisable.exc_value, Terminated) else signal.SIGINT
         again = threading.Timer(0.05, _send_again, (signum,))

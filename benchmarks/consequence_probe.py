@@ -1,0 +1,171 @@
+"""Would a network that sees each candidate's consequence learn the search's choices? (issue 20)
+
+The Airport Scramble student reads the position and the heuristic's ranking, and makes a fifth to a
+quarter of the search's departures from the heuristic however much data or width it gets
+(docs/models/airport-scramble.md). The search sees what each candidate leads to. This measures whether
+that view is what the network lacks: ``--teacher`` (default ``search:gate=2``) plays ``--games`` games;
+at each decision with two or more of the heuristic's candidates, the decision is kept with the
+observation, the observation after each candidate (a determinization of the game — fresh random
+streams, AS-17 — stepped once with it) and the candidate the teacher chose. Two small networks (two
+layers of ``--width``, Adam, ``--epochs``) are fitted on the first 80 % of the games and scored on the
+rest:
+
+* ``position``: the observation → one logit per candidate rank (what the student sees, less the mask);
+* ``consequence``: one shared network scores each candidate from the observation after it, its change
+  from the observation and its rank → the logits.
+
+Printed for each: held-out agreement with the teacher, and on the teacher's departures (it chose
+another candidate than the heuristic's first) the share the network makes; "first" is the heuristic
+alone. Writes ``consequence_probe.json`` under ``--out`` (default ``out/benchmarks/``).
+
+    .venv/bin/python benchmarks/consequence_probe.py --games 3000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import envs  # noqa: E402
+from agents.base import Agent  # noqa: E402
+from agents.registry import make_agent  # noqa: E402
+from agents.streams import decision_keys  # noqa: E402
+from envs.common.rng import game_seeds  # noqa: E402
+from train.evaluate.loop import agent_seed, play_games  # noqa: E402
+
+GAME = "airport-scramble"
+
+
+class Recorder(Agent):
+    """Plays the teacher's moves and keeps, at each decision with two or more valid candidates, the
+    observation ``float16 (528,)``, the observations after each candidate ``float16 (k, 528)``, which
+    candidates are legal ``bool (k,)`` and the one chosen (its rank, ``int64``)."""
+
+    needs_view = True
+
+    def __init__(self, teacher, seed=0, rules=None) -> None:
+        super().__init__(seed, rules)
+        self.teacher = teacher
+        self.kept: dict[str, list] = {"before": [], "after": [], "valid": [], "chosen": []}
+
+    def act(self, observations, masks, view=None, keys=None):
+        own = None if keys is None else decision_keys(self.teacher.key, keys, np.zeros(keys.size, np.int64))
+        out, cand, _ = self.teacher.act_with_policy(observations, masks, view, own)
+        valid = np.take_along_axis(np.asarray(masks, bool), cand, axis=1)
+        rows = np.flatnonzero(valid.sum(axis=1) >= 2)
+        if rows.size:
+            n, k = rows.size, cand.shape[1]
+            seeds = (np.zeros(len(out), np.uint64) if keys is None else keys)[rows]
+            branches = view.determinize(np.repeat(seeds, k), k, rows)
+            first = np.where(valid[rows], cand[rows], cand[rows, :1])  # an invalid candidate repeats the first
+            view.core.step(branches, first.reshape(-1))
+            after = view.core.observe(branches).reshape(n, k, -1)
+            kept = self.kept
+            kept["before"].append(np.asarray(observations)[rows].astype(np.float16))
+            kept["after"].append(after.astype(np.float16))
+            kept["valid"].append(valid[rows])
+            kept["chosen"].append((cand[rows] == out[rows, None]).argmax(axis=1))
+        return out
+
+
+def record(games: int, seed: int, teacher: str, first: int = 0) -> dict:
+    """The teacher's decisions (see :class:`Recorder`) in games ``first … first + games − 1`` of ``seed``."""
+    spec = envs.spec(GAME)
+    rules = spec.rules_class()()
+    core = spec.make_core(rules, check_actions=False)
+    recorder = Recorder(make_agent(GAME, teacher, rules, seed=agent_seed(seed, 0)), seed=seed, rules=rules)
+    play_games(core, [recorder], game_seeds(seed, games, first), make_view=spec.make_view, progress=False)
+    return {key: np.concatenate(value) for key, value in recorder.kept.items()}
+
+
+def fit(kind: str, train: dict, test: dict, width: int, epochs: int, seed: int) -> dict:
+    """Fit the ``position`` or ``consequence`` network (module docstring) on ``train``; its held-out
+    agreement with the teacher and the share of the teacher's departures it makes on ``test``."""
+    import torch
+
+    torch.manual_seed(seed)
+    k = train["valid"].shape[1]
+
+    def features(data):
+        before = torch.as_tensor(data["before"], dtype=torch.float32)
+        if kind == "position":
+            return before
+        after = torch.as_tensor(data["after"], dtype=torch.float32)
+        rank = torch.eye(k).expand(len(before), k, k)
+        return torch.cat([after, after - before[:, None, :], rank], dim=2)
+
+    x, y, valid = features(train), torch.as_tensor(train["chosen"]), torch.as_tensor(train["valid"])
+    size = x.shape[-1]
+    body = torch.nn.Sequential(torch.nn.Linear(size, width), torch.nn.ReLU(), torch.nn.Linear(width, width),
+                               torch.nn.ReLU(), torch.nn.Linear(width, k if kind == "position" else 1))
+
+    def logits(inputs, legal):
+        out = body(inputs) if kind == "position" else body(inputs).squeeze(-1)
+        return out.masked_fill(~legal, float("-inf"))
+
+    optimizer = torch.optim.Adam(body.parameters(), lr=1e-3)
+    generator = torch.Generator().manual_seed(seed)
+    for _ in range(epochs):
+        for part in torch.randperm(len(y), generator=generator).split(512):
+            loss = torch.nn.functional.cross_entropy(logits(x[part], valid[part]), y[part])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    with torch.no_grad():
+        chosen = logits(features(test), torch.as_tensor(test["valid"])).argmax(dim=1).numpy()
+    return scores(chosen, test["chosen"])
+
+
+def scores(chosen: np.ndarray, teacher: np.ndarray) -> dict:
+    """Agreement of the ranks ``chosen`` with the teacher's, overall and on its departures (rank > 0)."""
+    departs = teacher > 0
+    return {"agreement": float((chosen == teacher).mean()),
+            "departures_made": float((chosen == teacher)[departs].mean()) if departs.any() else 0.0,
+            "departs": float((chosen > 0).mean())}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--teacher", default="search:gate=2", help="the agent spec whose choices are learnt")
+    parser.add_argument("--games", type=int, default=3000, help="games played (80 %% to fit, 20 %% held out)")
+    parser.add_argument("--width", type=int, default=256)
+    parser.add_argument("--epochs", type=int, default=10)
+    parser.add_argument("--seed", type=int, default=909)
+    parser.add_argument("--out", type=Path, default=ROOT / "out" / "benchmarks")
+    args = parser.parse_args(argv)
+    if args.games < 5:
+        parser.error(f"--games must be at least 5, got {args.games}")
+    fitted = int(args.games * 0.8)
+    try:
+        train = record(fitted, args.seed, args.teacher)
+        test = record(args.games - fitted, args.seed, args.teacher, first=fitted)
+    except ValueError as err:  # a bad agent spec: the message names what is allowed
+        parser.error(str(err))
+    result = {"teacher": args.teacher, "games": args.games, "seed": args.seed, "width": args.width,
+              "epochs": args.epochs, "decisions": {"fitted": len(train["chosen"]), "held_out": len(test["chosen"])},
+              "teacher_departs": float((test["chosen"] > 0).mean()),
+              "first": scores(np.zeros_like(test["chosen"]), test["chosen"]),
+              **{kind: fit(kind, train, test, args.width, args.epochs, args.seed) for kind in ("position", "consequence")}}
+    print(f"{GAME}: {result['decisions']['fitted']:,} decisions fitted, {result['decisions']['held_out']:,} held out "
+          f"({args.teacher}, {args.games} games, seed {args.seed}); the teacher departs on {result['teacher_departs']:.3f}")
+    for kind in ("first", "position", "consequence"):
+        r = result[kind]
+        print(f"  {kind:>11}: agreement {r['agreement']:.3f}, departures made {r['departures_made']:.3f}, "
+              f"departs {r['departs']:.3f}")
+    args.out.mkdir(parents=True, exist_ok=True)
+    path = args.out / "consequence_probe.json"
+    path.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
