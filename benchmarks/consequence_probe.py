@@ -83,6 +83,8 @@ def record(games: int, seed: int, teacher: str, first: int = 0) -> dict:
     core = spec.make_core(rules, check_actions=False)
     recorder = Recorder(make_agent(GAME, teacher, rules, seed=agent_seed(seed, 0)), seed=seed, rules=rules)
     play_games(core, [recorder], game_seeds(seed, games, first), make_view=spec.make_view, progress=False)
+    if not recorder.kept["chosen"]:
+        raise ValueError(f"the teacher {teacher!r} offered no decision two candidates: give a search agent")
     return {key: np.concatenate(value) for key, value in recorder.kept.items()}
 
 

@@ -37,7 +37,8 @@ def test_both_networks_are_fitted_and_scored_on_held_out_games(tmp_path, capsys)
     assert "consequence: agreement" in capsys.readouterr().out
 
 
-def test_a_bad_teacher_is_one_line_naming_it(capsys):
+@pytest.mark.parametrize("teacher, named", [("serch", "serch"), ("heuristic", "give a search agent")])
+def test_a_bad_teacher_is_one_line_naming_it(capsys, teacher, named):
     with pytest.raises(SystemExit) as stop:
-        script.main(["--teacher", "serch", "--games", "5"])
-    assert stop.value.code == 2 and "serch" in capsys.readouterr().err
+        script.main(["--teacher", teacher, "--games", "5"])
+    assert stop.value.code == 2 and named in capsys.readouterr().err

@@ -10,7 +10,6 @@ import pytest
 import envs
 from agents.registry import make_agent
 from envs.common.rng import game_seeds
-
 from tests.games import MULTI, SOLO
 from train.evaluate.loop import play_games
 
@@ -56,7 +55,6 @@ def test_a_student_is_compared_with_the_teachers_first_run_on_the_along_agents_p
     own = script.measure(SOLO.id, "heuristic", "random", games=3, seed=5, student="random")["counts"]
     assert own["departures"] == 0 and own["student_departures"] > 0
     assert own["student_same"] == own["decisions"] - own["student_departures"]
-
 
 
 def test_the_decisions_counted_are_those_of_the_games_played():
