@@ -96,33 +96,35 @@ def fit(kind: str, train: dict, test: dict, width: int, epochs: int, seed: int) 
     torch.manual_seed(seed)
     k = train["valid"].shape[1]
 
-    def features(data):
-        before = torch.as_tensor(data["before"], dtype=torch.float32)
+    def features(data, rows):  # built a batch at a time: the whole set in float32 would take gigabytes
+        before = torch.as_tensor(data["before"][rows], dtype=torch.float32)
         if kind == "position":
             return before
-        after = torch.as_tensor(data["after"], dtype=torch.float32)
+        after = torch.as_tensor(data["after"][rows], dtype=torch.float32)
         rank = torch.eye(k).expand(len(before), k, k)
         return torch.cat([after, after - before[:, None, :], rank], dim=2)
 
-    x, y, valid = features(train), torch.as_tensor(train["chosen"]), torch.as_tensor(train["valid"])
-    size = x.shape[-1]
+    size = features(train, slice(0, 1)).shape[-1]
     body = torch.nn.Sequential(torch.nn.Linear(size, width), torch.nn.ReLU(), torch.nn.Linear(width, width),
                                torch.nn.ReLU(), torch.nn.Linear(width, k if kind == "position" else 1))
 
-    def logits(inputs, legal):
+    def logits(data, rows):
+        inputs = features(data, rows)
         out = body(inputs) if kind == "position" else body(inputs).squeeze(-1)
-        return out.masked_fill(~legal, float("-inf"))
+        return out.masked_fill(~torch.as_tensor(data["valid"][rows]), float("-inf"))
 
     optimizer = torch.optim.Adam(body.parameters(), lr=1e-3)
     generator = torch.Generator().manual_seed(seed)
+    y = torch.as_tensor(train["chosen"])
     for _ in range(epochs):
         for part in torch.randperm(len(y), generator=generator).split(512):
-            loss = torch.nn.functional.cross_entropy(logits(x[part], valid[part]), y[part])
+            loss = torch.nn.functional.cross_entropy(logits(train, part.numpy()), y[part])
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
     with torch.no_grad():
-        chosen = logits(features(test), torch.as_tensor(test["valid"])).argmax(dim=1).numpy()
+        chosen = np.concatenate([logits(test, slice(i, i + 4096)).argmax(dim=1).numpy()
+                                 for i in range(0, len(test["chosen"]), 4096)])
     return scores(chosen, test["chosen"])
 
 
