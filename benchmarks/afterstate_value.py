@@ -26,7 +26,8 @@ Writes ``afterstate_value.json`` and the network ``value.pt`` (``--load`` plays 
 under ``--out`` (default ``out/benchmarks/``).
 
     .venv/bin/python benchmarks/afterstate_value.py --games 20000 --bench 2000 --margin 0 0.1 0.3
-    .venv/bin/python benchmarks/afterstate_value.py --target gain --samples 8 --games 20000 --bench 2000 --no-search --margin 0 0.05 0.1
+    .venv/bin/python benchmarks/afterstate_value.py --target gain --samples 8 --games 20000 --bench 2000 \\
+        --no-search --margin 0 0.05 0.1
 """
 
 from __future__ import annotations
@@ -103,7 +104,7 @@ class Collector(Agent):
             else:  # each candidate's mean gain over the heuristic's choice, paired over the samples
                 n, k = looked.games.size, looked.cand.shape[1]
                 value = value.reshape(n, self.samples, k)
-                self.kept["after"].append(after.reshape(n, self.samples, k, -1)[:, 0])
+                self.kept["after"].append(after.reshape(n, self.samples, k, -1)[:, 0].copy())  # not a view: frees the rest
                 self.kept["value"].append((value - value[:, :, :1]).mean(axis=1).astype(np.float32))
                 self.kept["valid"].append(looked.valid[looked.games])
         return looked.best
@@ -287,8 +288,8 @@ def main(argv=None) -> int:
     if not args.no_search:
         agents["search"] = make_agent(GAME, "search", rules, seed=agent_seed(args.bench_seed, 2))
     played = bench(agents, args.bench, args.bench_seed)
-    result = {**{k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items() if k != "out"}, "collect_seconds": collected, **fitted,
-              "agents": {}}
+    given = {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items() if k != "out"}
+    result = {**given, "collect_seconds": collected, **fitted, "agents": {}}
     for name, (score, seconds) in played.items():
         row = {"mean": float(score.mean()), "games_per_second": args.bench / seconds}
         row.update({f"minus_{other}": paired(score, played[other][0]) for other in played if other != name})

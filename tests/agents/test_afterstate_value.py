@@ -32,6 +32,14 @@ def test_values_are_those_of_open_afterstates_and_gains_are_paired_with_the_firs
     assert (gain["value"][gain["valid"]] != 0).any()
 
 
+def test_the_kept_afterstates_of_one_sample_do_not_hold_the_others_in_memory():
+    game = envs.spec("airport-scramble")
+    rules = game.rules_class()()
+    collector = script.Collector(rules=rules, samples=3, target="gain")
+    play_games(game.make_core(rules), [collector], game_seeds(2, 3), make_view=game.make_view, progress=False)
+    assert collector.kept["after"] and all(after.base is None for after in collector.kept["after"])
+
+
 @pytest.mark.parametrize("target", ["value", "gain"])
 def test_a_lookahead_that_must_beat_the_heuristic_by_more_than_anything_plays_the_heuristic(target):
     data = script.collect(6, seed=5, samples=2, target=target)
