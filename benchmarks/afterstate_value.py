@@ -82,7 +82,9 @@ class Afterstates:
 
 class Collector(Agent):
     """Plays the heuristic and keeps each searched decision's afterstates (module docstring, step 1):
-    observations ``float16 (N, 528)`` and rollout values ``float32 (N,)``."""
+    ``value``: observations ``float16 (N, 528)`` and rollout values ``float32 (N,)`` (where fewer than
+    4 candidates are legal, the missing ones repeat the first, as in the search); ``gain``: observations
+    ``float16 (N, 4, 528)``, mean gains ``float32 (N, 4)`` and which candidates are legal ``bool (N, 4)``."""
 
     needs_view = True
 
@@ -125,7 +127,7 @@ class Lookahead(Agent):
         out = looked.best.copy()
         if not looked.games.size:
             return out
-        state, got = looked.state, looked.got
+        state = looked.state
         n, k = looked.games.size, looked.cand.shape[1]
         if isinstance(self.value, torch.nn.Sequential):
             mean = self._values(looked).reshape(n, self.looks, k).mean(axis=1)
