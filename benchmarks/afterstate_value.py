@@ -20,7 +20,7 @@ from the position *after* each candidate (an afterstate) and plays by it, no rol
    completed); another candidate than the heuristic's choice is played only if its mean beats the
    choice's by more than ``m`` (each of ``--margin``) — a core step and a forward pass per candidate
    and look. The heuristic, the search (unless ``--no-search``) and each ``lookahead:m`` play the same
-   deals; printed: mean scores, paired differences with 95 % intervals, games per second.
+   deals; printed: mean scores, paired differences with 95 % Student-t intervals, games per second.
 
 Writes ``afterstate_value.json`` and the network ``value.pt`` (``--load`` plays a saved one again)
 under ``--out`` (default ``out/benchmarks/``).
@@ -52,6 +52,7 @@ from agents.base import Agent  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from envs.common.rng import game_seeds  # noqa: E402
 from train.evaluate.loop import agent_seed, play_games  # noqa: E402
+from train.evaluate.stats import mean_ci  # noqa: E402
 
 GAME = "airport-scramble"
 
@@ -232,13 +233,6 @@ def bench(agents: dict, games: int, seed: int) -> dict:
     return out
 
 
-def paired(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
-    """Mean of a − b and its normal 95 % interval."""
-    d = a - b
-    half = 1.96 * d.std(ddof=1) / np.sqrt(d.size)
-    return float(d.mean()), float(d.mean() - half), float(d.mean() + half)
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=2000, help="heuristic games whose afterstates are learnt")
@@ -294,7 +288,10 @@ def main(argv=None) -> int:
     result = {**given, "collect_seconds": collected, **fitted, "agents": {}}
     for name, (score, seconds) in played.items():
         row = {"mean": float(score.mean()), "games_per_second": args.bench / seconds}
-        row.update({f"minus_{other}": paired(score, played[other][0]) for other in played if other != name})
+        for other in played:
+            if other != name:  # paired over the same deals, Student-t (as aerodeck bench)
+                diff = mean_ci(score - played[other][0])
+                row[f"minus_{other}"] = (diff.value, diff.low, diff.high)
         result["agents"][name] = row
         print(f"  {name:>14}: {row['mean']:.3f}  ({row['games_per_second']:.1f} games/s)  " + "  ".join(
             f"− {o} {row['minus_' + o][0]:+.3f} [{row['minus_' + o][1]:+.3f}, {row['minus_' + o][2]:+.3f}]"

@@ -33,7 +33,7 @@ def test_values_are_those_of_open_afterstates_and_gains_are_paired_with_the_firs
 
 
 def test_the_kept_afterstates_of_one_sample_do_not_hold_the_others_in_memory():
-    game = envs.spec("airport-scramble")
+    game = envs.spec(script.GAME)
     rules = game.rules_class()()
     collector = script.Collector(rules=rules, samples=3, target="gain")
     play_games(game.make_core(rules), [collector], game_seeds(2, 3), make_view=game.make_view, progress=False)
@@ -45,13 +45,13 @@ def test_a_lookahead_that_must_beat_the_heuristic_by_more_than_anything_plays_th
     data = script.collect(6, seed=5, samples=2, target=target)
     net, fitted = script.fit(data, width=16, epochs=1, seed=0)
     assert fitted["held_out_mse"] >= 0 and fitted["rows"] == len(data["value"])
-    game = envs.spec("airport-scramble")
+    game = envs.spec(script.GAME)
     rules = game.rules_class()()
     core = game.make_core(rules)
     seeds = game_seeds(11, 12)
     kept = play_games(core, [script.Lookahead(net, rules=rules, margin=np.inf)], seeds, make_view=game.make_view,
                       progress=False)
-    heuristic = play_games(core, [make_agent("airport-scramble", "heuristic", rules)], seeds, progress=False)
+    heuristic = play_games(core, [make_agent(script.GAME, "heuristic", rules)], seeds, progress=False)
     assert (kept["score"] == heuristic["score"]).all() and (kept["length"] == heuristic["length"]).all()
     free = play_games(core, [script.Lookahead(net, rules=rules, margin=-np.inf)], seeds, make_view=game.make_view,
                       progress=False)  # always departs where it can: not the heuristic's games
