@@ -255,6 +255,9 @@ def main(argv=None) -> int:
     for name in ("games", "samples", "width", "epochs", "looks", "bench"):
         if getattr(args, name) < 1:
             parser.error(f"--{name} must be at least 1, got {getattr(args, name)}")
+    for name in ("seed", "bench_seed"):
+        if not 0 <= getattr(args, name) < 2**64:
+            parser.error(f"--{name.replace('_', '-')} must be in 0..2**64-1, got {getattr(args, name)}")
     args.out.mkdir(parents=True, exist_ok=True)
     if args.load:
         try:

@@ -70,7 +70,8 @@ def test_a_run_writes_its_figures_and_its_network(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv, named", [(["--games", "0"], "--games"), (["--looks", "0"], "--looks"),
-                                         (["--target", "q"], "--target")])
+                                         (["--target", "q"], "--target"),
+                                         (["--bench-seed", "-1"], "--bench-seed must be in 0..2**64-1")])
 def test_bad_arguments_are_one_line_naming_them(capsys, argv, named):
     with pytest.raises(SystemExit) as stop:
         script.main(argv)
