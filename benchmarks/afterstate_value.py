@@ -66,14 +66,11 @@ class Afterstates:
         table = Table.from_observations(search.geo, observations)
         cand, valid, best, _ = search.ranked(table, np.asarray(masks, bool))
         self.best, self.cand, self.valid = best, cand, valid
-        self.games = np.flatnonzero((valid.sum(axis=1) >= 2) & ~search._completes(table, best))
-        n, k = self.games.size, cand.shape[1]
-        if not n:
+        self.games = games = np.flatnonzero(search.searched(table, valid, best))
+        if not games.size:
             return
-        seeds = search.draws(None if keys is None else keys[self.games], (n, samples)).reshape(-1)
-        self.branches = view.determinize(seeds, samples, self.games).repeat(k)
-        first = np.where(valid[self.games], cand[self.games], cand[self.games, :1])
-        self.first = np.broadcast_to(first[:, None, :], (n, samples, k)).reshape(-1)
+        self.branches, self.first = search.determinized(view, games, cand[games], valid[games],
+                                                        None if keys is None else keys[games], samples)
         self.state = self.branches.take(np.arange(self.branches.batch_size))
         start = self.state.score.astype(np.int64)
         self.core = search._rollout_core(view.rules)
@@ -99,15 +96,16 @@ class Collector(Agent):
         looked = Afterstates(self.search, view, observations, masks, keys, self.samples)
         if looked.games.size:
             value = self.search.rollout(looked.core, looked.branches, looked.first)
-            after = looked.core.observe(looked.state).astype(np.float16)
+            observe = lambda rows: looked.core.observe(looked.state.take(rows))  # noqa: E731 — only the rows kept
             if self.target == "value":
-                open_ = (looked.got == 0) & ~looked.state.done
-                self.kept["after"].append(after[open_])
+                open_ = np.flatnonzero((looked.got == 0) & ~looked.state.done)
+                self.kept["after"].append(observe(open_).astype(np.float16))
                 self.kept["value"].append(value[open_].astype(np.float32))
             else:  # each candidate's mean gain over the heuristic's choice, paired over the samples
                 n, k = looked.games.size, looked.cand.shape[1]
+                first = (np.arange(n)[:, None] * self.samples * k + np.arange(k)).reshape(-1)  # sample 0's rows
+                self.kept["after"].append(observe(first).reshape(n, k, -1).astype(np.float16))
                 value = value.reshape(n, self.samples, k)
-                self.kept["after"].append(after.reshape(n, self.samples, k, -1)[:, 0].copy())  # not a view: frees the rest
                 self.kept["value"].append((value - value[:, :, :1]).mean(axis=1).astype(np.float32))
                 self.kept["valid"].append(looked.valid[looked.games])
         return looked.best

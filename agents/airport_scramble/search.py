@@ -103,7 +103,7 @@ class SearchAgent(Agent):
         masks = np.asarray(masks, bool)
         table = Table.from_observations(self.geo, observations)
         cand, valid, best, prior = self.ranked(table, masks) if self.guide is None else self.guided(observations, masks)
-        search = (valid.sum(axis=1) >= 2) & ~self._completes(table, best)
+        search = self.searched(table, valid, best)
         chosen = np.zeros(len(best), np.int64)
         gains = np.zeros(cand.shape)
         games = np.flatnonzero(search)
@@ -152,6 +152,11 @@ class SearchAgent(Agent):
         cand = inputs.variant_actions(np.where(valid, order, order[:, :1]))
         return cand, valid, cand[:, 0].copy(), np.take_along_axis(logits, order, axis=1)
 
+    def searched(self, table: Table, valid: np.ndarray, best: np.ndarray) -> np.ndarray:
+        """bool (B,): the games whose choice is searched — two or more ``valid`` candidates and a first
+        choice ``best`` (int64 (B,)) that does not complete the ticket now."""
+        return (valid.sum(axis=1) >= 2) & ~self._completes(table, best)
+
     def _completes(self, table: Table, action: np.ndarray) -> np.ndarray:
         """bool (B,): the action is a flight landing on the destination with the passenger aboard."""
         geo = self.geo
@@ -167,12 +172,20 @@ class SearchAgent(Agent):
         ``games`` (cand int64 (n, k), legal where ``valid``); the rollouts' streams seeded from the
         games' decision keys ``keys`` uint64 (n,) (``None``: from the agent's generator)."""
         n, k = cand.shape
-        R = self.rollouts
-        seeds = self.draws(keys, (n, R)).reshape(-1)
-        branches = view.determinize(seeds, R, games).repeat(k)  # row (j·R + r)·k + c: same streams for all c
-        first = np.where(valid, cand, cand[:, :1])  # an invalid candidate repeats the first (legal) one
-        first = np.broadcast_to(first[:, None, :], (n, R, k)).reshape(-1)
-        return self.rollout(self._rollout_core(view.rules), branches, first).reshape(n, R, k)
+        branches, first = self.determinized(view, games, cand, valid, keys, self.rollouts)
+        return self.rollout(self._rollout_core(view.rules), branches, first).reshape(n, self.rollouts, k)
+
+    def determinized(self, view, games: np.ndarray, cand: np.ndarray, valid: np.ndarray, keys: np.ndarray | None,
+                 samples: int):
+        """``samples`` determinizations of each of the games ``games``, one row per candidate: the State
+        (row (j·samples + r)·k + c; all candidates of a determinization share its random streams) and
+        the candidate of each row, int64 (n·samples·k,) (an invalid candidate repeats the first, legal,
+        one). Streams seeded as :meth:`evaluate` says."""
+        n, k = cand.shape
+        seeds = self.draws(keys, (n, samples)).reshape(-1)
+        branches = view.determinize(seeds, samples, games).repeat(k)
+        first = np.where(valid, cand, cand[:, :1])
+        return branches, np.broadcast_to(first[:, None, :], (n, samples, k)).reshape(-1)
 
     def _rollout_core(self, rules: AirportScrambleRules) -> AirportScrambleCore:
         """A core for ``rules`` that skips the action check: rollouts play legal actions only, and
