@@ -17,6 +17,11 @@ rollouts play its moves, and with ``depth`` d > 0 a rollout ends after d decisio
 game) and is worth the tickets it completed plus the network's value of where it stopped (the
 tickets it expects to complete from there) — the ticket and horizon knobs then play no part.
 
+With ``only`` (kinds of action joined by ``+``, e.g. ``only=replace``) the search may depart from
+its first candidate only to actions of those kinds (a flight, stopping early or not, is ``fly``); the
+other candidates are not tried. Most of the plain search's gain over the heuristic comes from
+departures to replaces (``benchmarks/search_gain_by_kind.py``).
+
 Games where the choice is plain are not searched: a single candidate, or a flight that completes
 the ticket now. The rollouts' random streams are seeded from the decision's key (``agents.streams``;
 the heuristic itself is deterministic), so a game's choice never depends on the batch it is in.
@@ -29,8 +34,13 @@ import numpy as np
 from agents.airport_scramble.heuristic import CHUNK, NONE, HeuristicAgent
 from agents.airport_scramble.planning import Table
 from agents.base import Agent, Knob, candidate_policy, rank_prior
+from envs.airport_scramble.actions import FLY, KINDS, PLAY, REMOVE_LINE, REPLACE, WAIT
 from envs.airport_scramble.core import AirportScrambleCore
 from envs.airport_scramble.rules import AirportScrambleRules
+
+
+#: The kinds of action ``only`` may name (an action index's kind: a flight is ``fly``, stopping early or not).
+DEPARTURE_KINDS = (FLY, PLAY, REPLACE, WAIT, REMOVE_LINE)
 
 
 class SearchAgent(Agent):
@@ -40,7 +50,8 @@ class SearchAgent(Agent):
     ``rollouts`` branches per candidate, ``tickets`` completed tickets that end a rollout, ``horizon``
     the most decisions a rollout plays. A decision costs about candidates × rollouts × (rollout
     length) heuristic moves. Value knobs: ``network`` (the weight of the cards in play) and ``gate``
-    (standard errors by which a candidate must beat the heuristic's choice).
+    (standard errors by which a candidate must beat the heuristic's choice). ``only``: the kinds of
+    action it may depart to (``None``: any).
     """
 
     name = "search"
@@ -58,12 +69,14 @@ class SearchAgent(Agent):
                                           "temperature), times its guide's policy (0: all on its choice)"),
         "order": Knob(float, 0, doc="with a temperature and no guide: logits its policy gives each later "
                                     "candidate less, in the heuristic's order (0: even before their values)"),
+        "only": Knob(str, doc="the kinds of action it may depart to, joined by '+': "
+                              f"{', '.join(DEPARTURE_KINDS)} (default: any)"),
     }
 
     def __init__(self, seed: int | None = 0, rules: AirportScrambleRules | None = None, candidates: int = 4,
                  rollouts: int = 32, tickets: int = 1, horizon: int = 60, network: float = 1.0,
                  gate: float = 0.0, guide: str | None = None, depth: int = 0, temperature: float = 0.0,
-                 order: float = 0.0) -> None:
+                 order: float = 0.0, only: str | None = None) -> None:
         super().__init__(seed, rules if rules is not None else AirportScrambleRules())
         given = dict(candidates=candidates, rollouts=rollouts, tickets=tickets, horizon=horizon, network=network,
                      gate=gate, depth=depth, temperature=temperature, order=order)
@@ -79,6 +92,8 @@ class SearchAgent(Agent):
                                                                       v["horizon"])
         self.network, self.gate, self.depth, self.temperature = v["network"], v["gate"], v["depth"], v["temperature"]
         self.order = v["order"]
+        self.only = None if only is None else self._kinds(only)
+        self.kind_of = np.array(KINDS)[self.geo.actions.index_kinds()]  # str (n_actions,)
         self._rollout_cores: dict = {}
         self.guide = None
         if guide:
@@ -103,6 +118,8 @@ class SearchAgent(Agent):
         masks = np.asarray(masks, bool)
         table = Table.from_observations(self.geo, observations)
         cand, valid, best, prior = self.ranked(table, masks) if self.guide is None else self.guided(observations, masks)
+        if self.only is not None:  # the first candidate stays; the others only of these kinds
+            valid[:, 1:] &= np.isin(self.kind_of[cand[:, 1:]], self.only)
         search = self.searched(table, valid, best)
         chosen = np.zeros(len(best), np.int64)
         gains = np.zeros(cand.shape)
@@ -117,6 +134,15 @@ class SearchAgent(Agent):
         out = best.copy()
         out[games] = cand[games, chosen[games]]
         return out, cand, candidate_policy(gains, valid, search, chosen, self.temperature, prior)
+
+    def _kinds(self, only) -> list[str]:
+        """The kinds named by the ``only`` knob (``'+'``-joined text, or a list)."""
+        names = only.split("+") if isinstance(only, str) else list(only)
+        wrong = [name for name in names if name not in DEPARTURE_KINDS]
+        if wrong or not names:
+            raise ValueError(f"search agent knob 'only' names {'+'.join(wrong) or 'no kind'!r}: it takes kinds of "
+                             f"action joined by '+', of {', '.join(DEPARTURE_KINDS)}")
+        return names
 
     def ranked(self, table: Table, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
                                                                      np.ndarray | None]:
