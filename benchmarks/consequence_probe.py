@@ -12,7 +12,12 @@ rest:
 
 * ``position``: the observation → one logit per candidate rank (what the student sees, less the mask);
 * ``consequence``: one shared network scores each candidate from the observation after it, its change
-  from the observation and its rank → the logits.
+  from the observation and its rank → the logits;
+* ``local`` (with ``--readers``): one shared network scores each candidate from the grid around the
+  cell it acts on (the play's cell, the flight's landing, the line's start, else the plane's cell:
+  ``--radius`` cells each way, every cell's card colours, the plane and the ticket's airports), the
+  card it plays, its kind and rank, and the game's counts (die, points, deck, cards of each colour
+  pair left) — the heuristic's planner's view, local and the same on every cell.
 
 Printed for each: held-out agreement with the teacher, and on the teacher's departures (it chose
 another candidate than the heuristic's first) the share the network makes; "first" is the heuristic
@@ -47,14 +52,15 @@ GAME = "airport-scramble"
 class Recorder(Agent):
     """Plays the teacher's moves and keeps, at each decision with two or more valid candidates, the
     observation ``float16 (528,)``, the observations after each candidate ``float16 (k, 528)``, which
-    candidates are legal ``bool (k,)`` and the one chosen (its rank, ``int64``)."""
+    candidates are legal ``bool (k,)``, the one chosen (its rank, ``int64``) and the candidates'
+    actions ``int64 (k,)`` (an invalid one repeats the first)."""
 
     needs_view = True
 
     def __init__(self, teacher, seed=0, rules=None) -> None:
         super().__init__(seed, rules)
         self.teacher = teacher
-        self.kept: dict[str, list] = {"before": [], "after": [], "valid": [], "chosen": []}
+        self.kept: dict[str, list] = {"before": [], "after": [], "valid": [], "chosen": [], "actions": []}
 
     def act(self, observations, masks, view=None, keys=None):
         own = None if keys is None else decision_keys(self.teacher.key, keys, np.zeros(keys.size, np.int64))
@@ -73,6 +79,7 @@ class Recorder(Agent):
             kept["after"].append(after.astype(np.float16))
             kept["valid"].append(valid[rows])
             kept["chosen"].append((cand[rows] == out[rows, None]).argmax(axis=1))
+            kept["actions"].append(first)
         return out
 
 
@@ -88,18 +95,80 @@ def record(games: int, seed: int, teacher: str, first: int = 0) -> dict:
     return {key: np.concatenate(value) for key, value in recorder.kept.items()}
 
 
-def fit(kind: str, train: dict, test: dict, width: int, epochs: int, seed: int) -> dict:
-    """Fit the ``position`` or ``consequence`` network (module docstring) on ``train``; its held-out
-    agreement with the teacher and the share of the teacher's departures it makes on ``test``."""
+class Local:
+    """The ``local`` reader's inputs: ``float32 (n, k, size)`` for n decisions' observations and
+    candidate actions (module docstring), ``radius`` cells each way around each candidate's cell."""
+
+    def __init__(self, rules, radius: int) -> None:
+        from agents.airport_scramble.planning import Geometry
+        from envs.airport_scramble.actions import KINDS
+
+        self.geo, self.radius = Geometry(rules), radius
+        self.kinds = np.eye(len(KINDS), dtype=np.float32)[self.geo.actions.index_kinds()]
+        side = 2 * radius + 1
+        self.channels = 5 + 2 * self.geo.n_colors  # off the grid, a card, its H and V colours, plane, origin, destination
+        self.size = side * side * self.channels + 2 * (self.geo.n_colors + 1) + 7 + self.geo.n_colors**2 + len(KINDS)
+
+    def __call__(self, observations: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        from agents.airport_scramble.planning import Table
+
+        geo, R, nc, G = self.geo, self.radius, self.geo.n_colors, self.geo.G
+        t = Table.from_observations(geo, np.asarray(observations, np.float32))
+        n, k = actions.shape
+        lay = geo.actions
+        # each candidate's cell: the play's or line's cell, the flight's landing, else the plane's
+        cell = np.repeat(t.plane[:, None], k, axis=1)
+        play = (actions >= lay.play_offset) & (actions < lay.replace_offset)
+        line = (actions >= lay.line_offset) & (actions < lay.wait)
+        fly = actions < lay.n_fly
+        cell = np.where(play, (actions - lay.play_offset) % geo.G2, cell)
+        cell = np.where(line, (actions - lay.line_offset) % geo.G2, cell)
+        landing = geo.ray[np.repeat(t.plane[:, None], k, axis=1), actions // (G - 1) * fly, actions % (G - 1) * fly]
+        cell = np.where(fly & (landing >= 0), landing, cell)
+        # the padded board: (n, G + 2R, G + 2R, channels)
+        grid = np.zeros((n, G + 2 * R, G + 2 * R, self.channels), np.float32)
+        grid[..., 0] = 1
+        inner = grid[:, R:R + G, R:R + G]
+        inner[..., 0] = 0
+        rows = np.arange(n)[:, None]
+        inner[..., 1] = (t.hcol >= 0).reshape(n, G, G)
+        for c in range(nc):
+            inner[..., 2 + c] = (t.hcol == c).reshape(n, G, G)
+            inner[..., 2 + nc + c] = (t.vcol == c).reshape(n, G, G)
+        for channel, where in enumerate((t.plane, t.origin_cell, t.destination_cell), start=2 + 2 * nc):
+            on = where >= 0
+            inner[np.flatnonzero(on), where[on] // G, where[on] % G, channel] = 1
+        offsets = np.arange(-R, R + 1)
+        r = (cell // G)[:, :, None, None] + R + offsets[None, None, :, None]
+        c = (cell % G)[:, :, None, None] + R + offsets[None, None, None, :]
+        patch = grid[rows[:, :, None, None], r, c].reshape(n, k, -1)
+        slot = np.where(play, (actions - lay.play_offset) // geo.G2, 0)
+        card_h = np.where(play, np.take_along_axis(t.slot_h, slot, axis=1), -1)
+        card_v = np.where(play, np.take_along_axis(t.slot_v, slot, axis=1), -1)
+        card = np.concatenate([np.eye(nc + 1, dtype=np.float32)[card_h + 1], np.eye(nc + 1, dtype=np.float32)[card_v + 1]],
+                              axis=2)
+        counts = np.stack([t.die / 8, t.points / 4, t.aboard, t.active, t.choosing, t.deck_size / 48,
+                           (t.hcol >= 0).mean(axis=1)], axis=1).astype(np.float32)
+        table = np.concatenate([counts, t.available / 5], axis=1).astype(np.float32)
+        return np.concatenate([patch, card, np.repeat(table[:, None], k, axis=1), self.kinds[actions]], axis=2)
+
+
+def fit(kind: str, train: dict, test: dict, width: int, epochs: int, seed: int, radius: int = 3) -> dict:
+    """Fit the ``position``, ``consequence`` or ``local`` network (module docstring) on ``train``; its
+    held-out agreement with the teacher and the share of the teacher's departures it makes on ``test``."""
     import torch
 
     torch.manual_seed(seed)
     k = train["valid"].shape[1]
+    local = Local(envs.spec(GAME).rules_class()(), radius) if kind == "local" else None
 
     def features(data, rows):  # built a batch at a time: the whole set in float32 would take gigabytes
         before = torch.as_tensor(data["before"][rows], dtype=torch.float32)
         if kind == "position":
             return before
+        if kind == "local":
+            rank = torch.eye(k).expand(len(before), k, k)
+            return torch.cat([torch.as_tensor(local(data["before"][rows], data["actions"][rows])), rank], dim=2)
         after = torch.as_tensor(data["after"][rows], dtype=torch.float32)
         rank = torch.eye(k).expand(len(before), k, k)
         return torch.cat([after, after - before[:, None, :], rank], dim=2)
@@ -143,10 +212,15 @@ def main(argv=None) -> int:
     parser.add_argument("--width", type=int, default=256)
     parser.add_argument("--epochs", type=int, default=10)
     parser.add_argument("--seed", type=int, default=909)
+    parser.add_argument("--readers", nargs="+", choices=("position", "consequence", "local"),
+                        default=["position", "consequence"], help="the networks fitted")
+    parser.add_argument("--radius", type=int, default=3, help="the local reader's cells each way")
     parser.add_argument("--out", type=Path, default=ROOT / "out" / "benchmarks")
     args = parser.parse_args(argv)
     if args.games < 5:
         parser.error(f"--games must be at least 5, got {args.games}")
+    if not 1 <= args.radius <= 8:
+        parser.error(f"--radius must be in 1..8, got {args.radius}")
     fitted = int(args.games * 0.8)
     try:
         train = record(fitted, args.seed, args.teacher)
@@ -157,10 +231,10 @@ def main(argv=None) -> int:
               "epochs": args.epochs, "decisions": {"fitted": len(train["chosen"]), "held_out": len(test["chosen"])},
               "teacher_departs": float((test["chosen"] > 0).mean()),
               "first": scores(np.zeros_like(test["chosen"]), test["chosen"]),
-              **{kind: fit(kind, train, test, args.width, args.epochs, args.seed) for kind in ("position", "consequence")}}
+              **{kind: fit(kind, train, test, args.width, args.epochs, args.seed, args.radius) for kind in args.readers}}
     print(f"{GAME}: {result['decisions']['fitted']:,} decisions fitted, {result['decisions']['held_out']:,} held out "
           f"({args.teacher}, {args.games} games, seed {args.seed}); the teacher departs on {result['teacher_departs']:.3f}")
-    for kind in ("first", "position", "consequence"):
+    for kind in ("first", *args.readers):
         r = result[kind]
         print(f"  {kind:>11}: agreement {r['agreement']:.3f}, departures made {r['departures_made']:.3f}, "
               f"departs {r['departs']:.3f}")

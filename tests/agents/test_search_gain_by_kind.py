@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import envs
+from agents.ppo import shipped_path
 from agents.registry import make_agent
 from envs.common.rng import game_seeds
 from train.evaluate.loop import play_games
@@ -72,7 +73,7 @@ def test_bad_arguments_are_one_line(argv, message, capsys):
 
 def test_a_guided_search_restricted_to_replaces_departs_from_its_guide_only_to_replaces():
     rules = envs.spec(script.GAME).rules_class()()
-    model = SCRIPT.parents[1] / "agents" / "models" / "airport-scramble.zip"
+    model = shipped_path(envs.spec(script.GAME), rules)
     search = make_agent(script.GAME, f"search:guide={model},only=replace,rollouts=8", rules, seed=3)
     guide, departed = search.guide, []
 
