@@ -8,7 +8,7 @@ at each decision with two or more of the heuristic's candidates, the decision is
 observation, the observation after each candidate (a determinization of the game — fresh random
 streams, AS-17 — stepped once with it) and the candidate the teacher chose. Two small networks (two
 layers of ``--width``, Adam, ``--epochs``) are fitted on the first 80 % of the games and scored on the
-rest:
+rest (``--bench``: those reading the position then play fresh deals beside the heuristic):
 
 * ``position``: the observation → one logit per candidate rank (what the student sees, less the mask);
 * ``consequence``: one shared network scores each candidate from the observation after it, its change
@@ -153,9 +153,11 @@ class Local:
         return np.concatenate([patch, card, np.repeat(table[:, None], k, axis=1), self.kinds[actions]], axis=2)
 
 
-def fit(kind: str, train: dict, test: dict, width: int, epochs: int, seed: int, radius: int = 3) -> dict:
-    """Fit the ``position``, ``consequence`` or ``local`` network (module docstring) on ``train``; its
-    held-out agreement with the teacher and the share of the teacher's departures it makes on ``test``."""
+def fit(kind: str, train: dict, test: dict, width: int, epochs: int, seed: int, radius: int = 3):
+    """Fit the ``position``, ``consequence`` or ``local`` network (module docstring) on ``train``. Returns
+    its held-out agreement with the teacher and the share of the teacher's departures it makes on
+    ``test``, and its choice: ``choose(data) -> int64 (n,)``, the rank it picks for each decision of a
+    dict with the keys of :func:`record`."""
     import torch
 
     torch.manual_seed(seed)
@@ -191,10 +193,37 @@ def fit(kind: str, train: dict, test: dict, width: int, epochs: int, seed: int, 
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
-    with torch.no_grad():
-        chosen = np.concatenate([logits(test, slice(i, i + 4096)).argmax(dim=1).numpy()
-                                 for i in range(0, len(test["chosen"]), 4096)])
-    return scores(chosen, test["chosen"])
+    def choose(data) -> np.ndarray:
+        with torch.no_grad():
+            return np.concatenate([logits(data, slice(i, i + 4096)).argmax(dim=1).numpy()
+                                   for i in range(0, len(data["valid"]), 4096)]).astype(np.int64)
+
+    return scores(choose(test), test["chosen"]), choose
+
+
+class Chooser(Agent):
+    """Plays by a fitted network that reads the position (``position`` or ``local``): among the
+    heuristic's best candidates (as the search ranks them) the one the network picks, wherever two or
+    more are legal; else the heuristic's choice. One forward pass per decision, no rollout."""
+
+    def __init__(self, choose, candidates: int, seed=0, rules=None) -> None:
+        super().__init__(seed, rules)
+        from agents.airport_scramble.planning import Table
+        from agents.airport_scramble.search import SearchAgent
+
+        self.choose, self.table = choose, Table
+        self.ranker = SearchAgent(rules=self.rules, candidates=candidates)
+
+    def act(self, observations, masks, view=None, keys=None):
+        masks = np.asarray(masks, bool)
+        cand, valid, best, _ = self.ranker.ranked(self.table.from_observations(self.ranker.geo, observations), masks)
+        out = best.copy()
+        rows = np.flatnonzero(valid.sum(axis=1) >= 2)
+        if rows.size:
+            first = np.where(valid[rows], cand[rows], cand[rows, :1])
+            rank = self.choose({"before": np.asarray(observations)[rows], "actions": first, "valid": valid[rows]})
+            out[rows] = first[np.arange(rows.size), rank]
+        return out
 
 
 def scores(chosen: np.ndarray, teacher: np.ndarray) -> dict:
@@ -203,6 +232,26 @@ def scores(chosen: np.ndarray, teacher: np.ndarray) -> dict:
     return {"agreement": float((chosen == teacher).mean()),
             "departures_made": float((chosen == teacher)[departs].mean()) if departs.any() else 0.0,
             "departs": float((chosen > 0).mean())}
+
+
+def bench(choosers: dict, candidates: int, games: int, seed: int) -> dict:
+    """The heuristic and a :class:`Chooser` per fitted network on the same ``games`` deals of ``seed``:
+    mean scores and paired differences to the heuristic (Student-t 95 %), printed and returned."""
+    from train.evaluate.stats import mean_ci
+
+    game = envs.spec(GAME)
+    rules = game.rules_class()()
+    core = game.make_core(rules, check_actions=False)
+    seeds = game_seeds(seed, games)
+    heuristic = play_games(core, [make_agent(GAME, "heuristic", rules)], seeds, progress=False)["score"][:, 0]
+    out = {"games": games, "seed": seed, "heuristic": float(heuristic.mean())}
+    print(f"  on {games:,} fresh deals (seed {seed}): heuristic {heuristic.mean():.3f}")
+    for kind, choose in choosers.items():
+        score = play_games(core, [Chooser(choose, candidates, rules=rules)], seeds, progress=kind)["score"][:, 0]
+        diff = mean_ci(score - heuristic)
+        out[kind] = {"mean": float(score.mean()), "minus_heuristic": (diff.value, diff.low, diff.high)}
+        print(f"  {kind:>11}: {score.mean():.3f}, − heuristic {diff.value:+.3f} [{diff.low:+.3f}, {diff.high:+.3f}]")
+    return out
 
 
 def main(argv=None) -> int:
@@ -215,12 +264,20 @@ def main(argv=None) -> int:
     parser.add_argument("--readers", nargs="+", choices=("position", "consequence", "local"),
                         default=["position", "consequence"], help="the networks fitted")
     parser.add_argument("--radius", type=int, default=3, help="the local reader's cells each way")
+    parser.add_argument("--bench", type=int, default=0,
+                        help="fresh deals the heuristic and each fitted position or local reader play (0: none)")
+    parser.add_argument("--bench-seed", type=int, default=20261216)
     parser.add_argument("--out", type=Path, default=ROOT / "out" / "benchmarks")
     args = parser.parse_args(argv)
     if args.games < 5:
         parser.error(f"--games must be at least 5, got {args.games}")
     if not 1 <= args.radius <= 8:
         parser.error(f"--radius must be in 1..8, got {args.radius}")
+    if args.bench < 0:
+        parser.error(f"--bench must be at least 0, got {args.bench}")
+    for name in ("seed", "bench_seed"):
+        if not 0 <= getattr(args, name) < 2**64:
+            parser.error(f"--{name.replace('_', '-')} must be in 0..2**64-1, got {getattr(args, name)}")
     fitted = int(args.games * 0.8)
     try:
         train = record(fitted, args.seed, args.teacher)
@@ -230,14 +287,19 @@ def main(argv=None) -> int:
     result = {"teacher": args.teacher, "games": args.games, "seed": args.seed, "width": args.width,
               "epochs": args.epochs, "decisions": {"fitted": len(train["chosen"]), "held_out": len(test["chosen"])},
               "teacher_departs": float((test["chosen"] > 0).mean()),
-              "first": scores(np.zeros_like(test["chosen"]), test["chosen"]),
-              **{kind: fit(kind, train, test, args.width, args.epochs, args.seed, args.radius) for kind in args.readers}}
+              "first": scores(np.zeros_like(test["chosen"]), test["chosen"])}
+    choosers = {}
+    for kind in args.readers:
+        result[kind], choosers[kind] = fit(kind, train, test, args.width, args.epochs, args.seed, args.radius)
     print(f"{GAME}: {result['decisions']['fitted']:,} decisions fitted, {result['decisions']['held_out']:,} held out "
           f"({args.teacher}, {args.games} games, seed {args.seed}); the teacher departs on {result['teacher_departs']:.3f}")
     for kind in ("first", *args.readers):
         r = result[kind]
         print(f"  {kind:>11}: agreement {r['agreement']:.3f}, departures made {r['departures_made']:.3f}, "
               f"departs {r['departs']:.3f}")
+    if args.bench:
+        result["bench"] = bench({kind: choosers[kind] for kind in args.readers if kind != "consequence"},
+                                train["valid"].shape[1], args.bench, args.bench_seed)
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / "consequence_probe.json"
     path.write_text(json.dumps(result, indent=2) + "\n")

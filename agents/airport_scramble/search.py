@@ -19,8 +19,8 @@ tickets it expects to complete from there) — the ticket and horizon knobs then
 
 With ``only`` (kinds of action joined by ``+``, e.g. ``only=replace``) the search may depart from
 its first candidate only to actions of those kinds (a flight, stopping early or not, is ``fly``); the
-other candidates are not tried. Most of the plain search's gain over the heuristic comes from
-departures to replaces (``benchmarks/search_gain_by_kind.py``).
+other candidates are not tried. The plain search's gain over the heuristic is mostly in its
+departures to plays, then to replaces (``benchmarks/search_gain_by_kind.py``).
 
 Games where the choice is plain are not searched: a single candidate, or a flight that completes
 the ticket now. The rollouts' random streams are seeded from the decision's key (``agents.streams``;
