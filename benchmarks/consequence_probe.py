@@ -120,11 +120,10 @@ class Local:
         cell = np.repeat(t.plane[:, None], k, axis=1)
         play = (actions >= lay.play_offset) & (actions < lay.replace_offset)
         line = (actions >= lay.line_offset) & (actions < lay.wait)
-        fly = actions < lay.n_fly
         cell = np.where(play, (actions - lay.play_offset) % geo.G2, cell)
         cell = np.where(line, (actions - lay.line_offset) % geo.G2, cell)
-        landing = geo.ray[np.repeat(t.plane[:, None], k, axis=1), actions // (G - 1) * fly, actions % (G - 1) * fly]
-        cell = np.where(fly & (landing >= 0), landing, cell)
+        landing = geo.landing(t.plane[:, None], actions)
+        cell = np.where(landing >= 0, landing, cell)
         # the padded board: (n, G + 2R, G + 2R, channels)
         grid = np.zeros((n, G + 2 * R, G + 2 * R, self.channels), np.float32)
         grid[..., 0] = 1

@@ -70,6 +70,15 @@ class Geometry:
         self.centrality = (np.abs(rows - G // 2) + np.abs(cols - G // 2)).astype(np.int32)
         self.centrality_table = self.centrality.astype(np.int64)  # as the compiled planner reads it
 
+    def landing(self, plane: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """int64, the shape of ``actions``: the cell each action flies the plane to from ``plane`` (its
+        cells, broadcast against ``actions``) — AS-8's fly(d, k) — or -1 for an action that is not a
+        flight or leaves the grid."""
+        G = self.G
+        fly = actions < self.actions.n_fly
+        d, k = np.where(fly, actions // (G - 1), 0), np.where(fly, actions % (G - 1), 0)
+        return np.where(fly, self.ray[np.broadcast_to(plane, np.shape(actions)), d, k], -1)
+
 
 @dataclasses.dataclass
 class Table(BatchedState):

@@ -135,11 +135,11 @@ class SearchAgent(Agent):
         out[games] = cand[games, chosen[games]]
         return out, cand, candidate_policy(gains, valid, search, chosen, self.temperature, prior)
 
-    def _kinds(self, only) -> list[str]:
-        """The kinds named by the ``only`` knob (``'+'``-joined text, or a list)."""
-        names = only.split("+") if isinstance(only, str) else list(only)
+    def _kinds(self, only: str) -> list[str]:
+        """The kinds named by the ``only`` knob (``'+'``-joined text)."""
+        names = only.split("+")
         wrong = [name for name in names if name not in DEPARTURE_KINDS]
-        if wrong or not names:
+        if wrong:
             raise ValueError(f"search agent knob 'only' names {'+'.join(wrong) or 'no kind'!r}: it takes kinds of "
                              f"action joined by '+', of {', '.join(DEPARTURE_KINDS)}")
         return names
@@ -185,12 +185,8 @@ class SearchAgent(Agent):
 
     def _completes(self, table: Table, action: np.ndarray) -> np.ndarray:
         """bool (B,): the action is a flight landing on the destination with the passenger aboard."""
-        geo = self.geo
-        G = geo.G
-        fly = action < geo.actions.n_fly
-        d, k = np.where(fly, action // (G - 1), 0), np.where(fly, action % (G - 1), 0)
-        landing = geo.ray[table.plane, d, k]
-        return fly & table.aboard & (landing == table.destination_cell) & (landing >= 0)
+        landing = self.geo.landing(table.plane, action)
+        return table.aboard & (landing == table.destination_cell) & (landing >= 0)
 
     def evaluate(self, view, games: np.ndarray, cand: np.ndarray, valid: np.ndarray,
                  keys: np.ndarray | None = None) -> np.ndarray:
