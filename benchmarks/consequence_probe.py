@@ -17,7 +17,8 @@ rest (``--bench``: those reading the position then play fresh deals beside the h
   cell it acts on (the play's cell, the flight's landing, the line's start, else the plane's cell:
   ``--radius`` cells each way, every cell's card colours, the plane and the ticket's airports), the
   card it plays, its kind and rank, and the game's counts (die, points, deck, cards of each colour
-  pair left) — the heuristic's planner's view, local and the same on every cell.
+  pair left) — the heuristic's planner's view, local and the same on every cell
+  (``agents.airport_scramble.local.LocalFeatures``, what the suite's ``local`` policy network reads).
 
 Printed for each: held-out agreement with the teacher, and on the teacher's departures (it chose
 another candidate than the heuristic's first) the share the network makes; "first" is the heuristic
@@ -40,6 +41,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import envs  # noqa: E402
+from agents.airport_scramble.local import LocalFeatures  # noqa: E402
 from agents.base import Agent  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from agents.streams import decision_keys  # noqa: E402
@@ -95,63 +97,6 @@ def record(games: int, seed: int, teacher: str, first: int = 0) -> dict:
     return {key: np.concatenate(value) for key, value in recorder.kept.items()}
 
 
-class Local:
-    """The ``local`` reader's inputs: ``float32 (n, k, size)`` for n decisions' observations and
-    candidate actions (module docstring), ``radius`` cells each way around each candidate's cell."""
-
-    def __init__(self, rules, radius: int) -> None:
-        from agents.airport_scramble.planning import Geometry
-        from envs.airport_scramble.actions import KINDS
-
-        self.geo, self.radius = Geometry(rules), radius
-        self.kinds = np.eye(len(KINDS), dtype=np.float32)[self.geo.actions.index_kinds()]
-        side = 2 * radius + 1
-        self.channels = 5 + 2 * self.geo.n_colors  # off the grid, a card, its H and V colours, plane, origin, destination
-        self.size = side * side * self.channels + 2 * (self.geo.n_colors + 1) + 7 + self.geo.n_colors**2 + len(KINDS)
-
-    def __call__(self, observations: np.ndarray, actions: np.ndarray) -> np.ndarray:
-        from agents.airport_scramble.planning import Table
-
-        geo, R, nc, G = self.geo, self.radius, self.geo.n_colors, self.geo.G
-        t = Table.from_observations(geo, np.asarray(observations, np.float32))
-        n, k = actions.shape
-        lay = geo.actions
-        # each candidate's cell: the play's or line's cell, the flight's landing, else the plane's
-        cell = np.repeat(t.plane[:, None], k, axis=1)
-        play = (actions >= lay.play_offset) & (actions < lay.replace_offset)
-        line = (actions >= lay.line_offset) & (actions < lay.wait)
-        cell = np.where(play, (actions - lay.play_offset) % geo.G2, cell)
-        cell = np.where(line, (actions - lay.line_offset) % geo.G2, cell)
-        landing = geo.landing(t.plane[:, None], actions)
-        cell = np.where(landing >= 0, landing, cell)
-        # the padded board: (n, G + 2R, G + 2R, channels)
-        grid = np.zeros((n, G + 2 * R, G + 2 * R, self.channels), np.float32)
-        grid[..., 0] = 1
-        inner = grid[:, R:R + G, R:R + G]
-        inner[..., 0] = 0
-        rows = np.arange(n)[:, None]
-        inner[..., 1] = (t.hcol >= 0).reshape(n, G, G)
-        for c in range(nc):
-            inner[..., 2 + c] = (t.hcol == c).reshape(n, G, G)
-            inner[..., 2 + nc + c] = (t.vcol == c).reshape(n, G, G)
-        for channel, where in enumerate((t.plane, t.origin_cell, t.destination_cell), start=2 + 2 * nc):
-            on = where >= 0
-            inner[np.flatnonzero(on), where[on] // G, where[on] % G, channel] = 1
-        offsets = np.arange(-R, R + 1)
-        r = (cell // G)[:, :, None, None] + R + offsets[None, None, :, None]
-        c = (cell % G)[:, :, None, None] + R + offsets[None, None, None, :]
-        patch = grid[rows[:, :, None, None], r, c].reshape(n, k, -1)
-        slot = np.where(play, (actions - lay.play_offset) // geo.G2, 0)
-        card_h = np.where(play, np.take_along_axis(t.slot_h, slot, axis=1), -1)
-        card_v = np.where(play, np.take_along_axis(t.slot_v, slot, axis=1), -1)
-        card = np.concatenate([np.eye(nc + 1, dtype=np.float32)[card_h + 1], np.eye(nc + 1, dtype=np.float32)[card_v + 1]],
-                              axis=2)
-        counts = np.stack([t.die / 8, t.points / 4, t.aboard, t.active, t.choosing, t.deck_size / 48,
-                           (t.hcol >= 0).mean(axis=1)], axis=1).astype(np.float32)
-        table = np.concatenate([counts, t.available / 5], axis=1).astype(np.float32)
-        return np.concatenate([patch, card, np.repeat(table[:, None], k, axis=1), self.kinds[actions]], axis=2)
-
-
 def fit(kind: str, train: dict, test: dict, width: int, epochs: int, seed: int, radius: int = 3):
     """Fit the ``position``, ``consequence`` or ``local`` network (module docstring) on ``train``. Returns
     its held-out agreement with the teacher and the share of the teacher's departures it makes on
@@ -161,7 +106,7 @@ def fit(kind: str, train: dict, test: dict, width: int, epochs: int, seed: int, 
 
     torch.manual_seed(seed)
     k = train["valid"].shape[1]
-    local = Local(envs.spec(GAME).rules_class()(), radius) if kind == "local" else None
+    local = LocalFeatures(envs.spec(GAME).rules_class()(), radius) if kind == "local" else None
 
     def features(data, rows):  # built a batch at a time: the whole set in float32 would take gigabytes
         before = torch.as_tensor(data["before"][rows], dtype=torch.float32)

@@ -101,6 +101,10 @@ class GameSpec:
     render_modes: tuple[str, ...] = ("ansi", "rgb_array")
     #: The agents this game offers beyond ``random`` and ``ppo``: name -> agent class.
     agents: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    #: Policy networks the game offers beyond the MLP (``[policy] network``): name -> the sb3-contrib
+    #: ``MaskableActorCriticPolicy`` class; its ``policy_kwargs(config, rules, inputs)`` (``config``: the
+    #: ``[policy]`` section, ``inputs``: ``agents.ppo.Inputs``) gives its keywords or refuses the run.
+    networks: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     #: The agent that plays "the opponent": the other seats of ``aerodeck play``, the ``hint``, the
     #: league's fixed member, the agent training is measured against.
     opponent: str = RANDOM
@@ -240,6 +244,13 @@ class GameSpec:
             raise ValueError(f"unknown agent {name!r} for {self.id}; available: {', '.join(self.agent_names())}")
         return load(self.agents[name])
 
+    def network_class(self, name: str) -> type:
+        """The policy class of the game's network ``name`` (one of ``networks``); ``ValueError`` otherwise."""
+        if name not in self.networks:
+            raise ValueError(f"[policy] network: {self.id} offers no network {name!r}; allowed: "
+                             f"{', '.join(['mlp', *self.networks])}")
+        return load(self.networks[name])
+
     def ladder_agents(self) -> list[str]:
         """The distinct agent specs of the ladder, in ladder order."""
         return list(dict.fromkeys(s for seats, _ in self.ladder for s in seats))
@@ -284,6 +295,7 @@ GAMES: dict[str, GameSpec] = {
                 "heuristic": "agents.airport_scramble.heuristic:HeuristicAgent",
                 "search": "agents.airport_scramble.search:SearchAgent",
             },
+            networks={"local": "agents.airport_scramble.local:LocalPolicy"},
             opponent="heuristic",
             prior="heuristic",
             bench_games=10_000,

@@ -41,7 +41,7 @@ def test_both_networks_are_fitted_and_scored_on_held_out_games(tmp_path, capsys)
 
 def test_the_local_reader_sees_each_candidates_cell_its_card_and_its_kind():
     data = script.record(8, seed=4, teacher=TEACHER)
-    local = script.Local(envs.spec(script.GAME).rules_class()(), radius=2)
+    local = script.LocalFeatures(envs.spec(script.GAME).rules_class()(), radius=2)
     inputs = local(data["before"], data["actions"])
     n, k = data["actions"].shape
     assert inputs.shape == (n, k, local.size) and inputs.dtype == np.float32

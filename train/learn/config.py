@@ -126,7 +126,11 @@ class PPOConfig:
 class PolicyConfig:
     """``[policy]``: the network and what it reads (docs/training.md: mask and prior)."""
 
-    net_arch: tuple[int, ...] = knob((512, 512), "hidden layers of the policy and of the value network (separate)", WIDTHS)
+    network: str = knob("mlp", "the actor: 'mlp' (net_arch over the whole input) or a network the game offers "
+                        "(GameSpec.networks; docs/training.md#the-local-network)",
+                        Allowed("'mlp' or a network the game offers", bool))
+    net_arch: tuple[int, ...] = knob((512, 512), "hidden layers of the policy and of the value network (separate; "
+                                     "network = 'local': the value network's)", WIDTHS)
     activation: str = knob("tanh", "activation between the layers", one_of("tanh", "relu"))
     sees_mask: bool = knob(True, "the policy also reads the legal mask")
     prior: str = knob("heuristic", "add this agent's action preferences to the logits ('' = none)")
@@ -136,6 +140,8 @@ class PolicyConfig:
     learn_prior_scale: bool = knob(False, "learn the scale (false: it stays at prior_scale)")
     prior_ties: str = knob("first", "how equal best scores are read", _prior_ties())
     prior_ranks: int = knob(0, "k > 0: read the ranks of the prior's k best actions, not their scores", _prior_ranks())
+    local_radius: int = knob(3, "network = 'local': the cells it sees each way around a candidate", between(1, 8))
+    local_width: int = knob(256, "network = 'local': the hidden width of its candidate scorer", at_least(1))
     init: str = knob("", "start from the weights of this model zip (same network and inputs; a rule-general run "
                      "may start from a model of one rules set: the rule features start at weight 0)")
 
@@ -319,10 +325,15 @@ def default_config(game_id: str) -> Config:
 def load_config(game_id: str, path: Path | None = None, general: bool = False) -> Config:
     """The config of a run: the game's defaults, with ``general`` its rule-general config
     (``GameSpec.general_config``) over them, then the tables of the TOML file ``path``."""
+    import envs
+
     config = default_config(game_id)
     if general:
-        import envs
-
         where = envs.spec(game_id).general_config_path()
         config = merge(config, read_toml(where, "rule-general training config"), str(where))
-    return config if path is None else merge(config, read_toml(path), str(path))
+    config = config if path is None else merge(config, read_toml(path), str(path))
+    offered = ["mlp", *envs.spec(game_id).networks]
+    if config.policy.network not in offered:
+        raise ValueError(f"{path or 'the config'}: [policy] network must be one of {', '.join(map(repr, offered))} "
+                         f"for {game_id}, got {config.policy.network!r}")
+    return config

@@ -70,18 +70,24 @@ def ppo_kwargs(ppo) -> dict:
 
 
 def new_model(venv, config, inputs, seed: int):
-    """A new MaskablePPO on ``venv`` as ``config`` (a ``Config``) says: its ``[policy]`` network (with the
-    prior's head when ``inputs`` has a prior) and its ``[ppo]`` settings. ``seed`` (0 … 2**64 − 1, as
+    """A new MaskablePPO on ``venv`` as ``config`` (a ``Config``) says: its ``[policy]`` network (the MLP,
+    with the prior's head when ``inputs`` has a prior, or the game's ``network``) and its ``[ppo]`` settings. ``seed`` (0 … 2**64 − 1, as
     ``--seed``) seeds the network and PPO's sampling modulo 2**32 (what SB3's seeding takes)."""
     import torch
     from sb3_contrib import MaskablePPO
 
-    from agents.ppo import PriorPolicy
+    from agents.ppo import PriorPolicy, game_of
 
     policy = config.policy
     arch = list(policy.net_arch)
     policy_kwargs = {"net_arch": {"pi": arch, "vf": arch},
                      "activation_fn": {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[policy.activation]}
+    if policy.network != "mlp":  # the game's own actor (GameSpec.networks); net_arch shapes the value network
+        network = game_of(inputs.rules).network_class(policy.network)
+        policy_kwargs["net_arch"]["pi"] = []
+        policy_kwargs.update(network.policy_kwargs(policy, inputs.rules, inputs))
+        return MaskablePPO(network, venv, seed=seed % 2**32, device="cpu", policy_kwargs=policy_kwargs,
+                           **ppo_kwargs(config.ppo))
     if inputs.prior:
         policy_kwargs["prior_scale"] = policy.prior_scale
         policy_kwargs["learn_prior_scale"] = policy.learn_prior_scale

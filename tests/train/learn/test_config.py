@@ -29,6 +29,7 @@ GAMES = envs.games()
     ("[budget]\nwarm_start = 1.0\n", "[budget] warm_start must be in [0, 1)"),
     ("[ppo\n", "not valid TOML"),
     ("[policy]\nprior_ranks = 16\n", "[policy] prior_ranks must be from 0 to 15"),
+    ("[policy]\nnetwork = \"conv\"\n", "[policy] network must be one of 'mlp'"),
 ])
 def test_a_bad_config_is_refused_naming_the_field_and_what_is_allowed(tmp_path, text, message):
     path = tmp_path / "bad.toml"

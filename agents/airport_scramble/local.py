@@ -1,0 +1,185 @@
+"""The ``local`` policy network of Airport Scramble (``[policy] network = "local"``, issue 20).
+
+An MLP over the whole observation learns the search's departures from the heuristic slowly: which
+card goes where shows in a few cells around the play, in a 528-wide input. The local network instead
+scores each of the prior agent's k best actions (the policy's rank features, ``prior_ranks = k``) with
+one small network, the same for every candidate, that reads what the heuristic's planner reads
+around it (:class:`LocalFeatures`): the grid around the cell the action acts on, the card it plays,
+its kind and rank, and the game's counts. The policy's logits are those k scores plus
+``prior_scale`` × the rank features (as :class:`agents.ppo.PriorPolicy`: the untrained policy plays
+the prior agent's choice, 2 logits per rank with the defaults); every other action gets
+:data:`OUTSIDE` (legal, but in practice never chosen). The value network is the usual
+MLP over the whole input. A plain ``MaskableActorCriticPolicy`` otherwise: cloning, PPO, saving,
+loading and ``ppo:path=`` play it unchanged.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+from agents.airport_scramble.planning import Geometry, Table
+from envs.airport_scramble.actions import KINDS
+
+#: The logit of an action outside the prior agent's k best (the candidates' scores are near 0).
+OUTSIDE = -30.0
+
+
+class LocalFeatures:
+    """Each candidate action as the local network reads it: ``float32 (n, k, size)`` for observations
+    ``float32 (n, O)`` and candidate actions ``int64 (n, k)``.
+
+    Per candidate: the ``(2·radius + 1)²`` cells around its cell — the play's or the line's cell, the
+    flight's landing, else the plane's cell — each as [off the grid, a card, its H colour one-hot, its V
+    colour one-hot, the plane, the ticket's origin, its destination]; the played card's H and V colours
+    (one-hot with "none"); the game's counts (die / 8, points / 4, aboard, a ticket is current, the
+    AS-15 line choice, deck / 48, the share of cells with a card) and the cards of each colour pair
+    still to come / 5; the action's kind (one-hot)."""
+
+    def __init__(self, rules, radius: int = 3) -> None:
+        if not 1 <= radius <= 8:
+            raise ValueError(f"the local network's radius must be in 1..8, got {radius}")
+        self.geo, self.radius = Geometry(rules), radius
+        self.kinds = np.eye(len(KINDS), dtype=np.float32)[self.geo.actions.index_kinds()]
+        side = 2 * radius + 1
+        self.channels = 5 + 2 * self.geo.n_colors
+        self.size = side * side * self.channels + 2 * (self.geo.n_colors + 1) + 7 + self.geo.n_colors**2 + len(KINDS)
+
+    def cells(self, table: Table, actions: np.ndarray) -> np.ndarray:
+        """``int64 (n, k)``: the cell each candidate acts on (see the class docstring)."""
+        geo, lay = self.geo, self.geo.actions
+        cell = np.repeat(table.plane[:, None], actions.shape[1], axis=1)
+        play = (actions >= lay.play_offset) & (actions < lay.replace_offset)
+        line = (actions >= lay.line_offset) & (actions < lay.wait)
+        cell = np.where(play, (actions - lay.play_offset) % geo.G2, cell)
+        cell = np.where(line, (actions - lay.line_offset) % geo.G2, cell)
+        landing = geo.landing(table.plane[:, None], actions)
+        return np.where(landing >= 0, landing, cell)
+
+    def __call__(self, observations: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        geo, R, nc, G = self.geo, self.radius, self.geo.n_colors, self.geo.G
+        t = Table.from_observations(geo, np.asarray(observations, np.float32))
+        actions = np.asarray(actions, np.int64)
+        n, k = actions.shape
+        lay = geo.actions
+        cell = self.cells(t, actions)
+        grid = np.zeros((n, G + 2 * R, G + 2 * R, self.channels), np.float32)  # the board, padded by R
+        grid[..., 0] = 1
+        inner = grid[:, R:R + G, R:R + G]
+        inner[..., 0] = 0
+        inner[..., 1] = (t.hcol >= 0).reshape(n, G, G)
+        for c in range(nc):
+            inner[..., 2 + c] = (t.hcol == c).reshape(n, G, G)
+            inner[..., 2 + nc + c] = (t.vcol == c).reshape(n, G, G)
+        for channel, where in enumerate((t.plane, t.origin_cell, t.destination_cell), start=2 + 2 * nc):
+            on = where >= 0
+            inner[np.flatnonzero(on), where[on] // G, where[on] % G, channel] = 1
+        offsets = np.arange(-R, R + 1)
+        r = (cell // G)[:, :, None, None] + R + offsets[None, None, :, None]
+        c = (cell % G)[:, :, None, None] + R + offsets[None, None, None, :]
+        patch = grid[np.arange(n)[:, None, None, None], r, c].reshape(n, k, -1)
+        play = (actions >= lay.play_offset) & (actions < lay.replace_offset)
+        slot = np.where(play, (actions - lay.play_offset) // geo.G2, 0)
+        card_h = np.where(play, np.take_along_axis(t.slot_h, slot, axis=1), -1)
+        card_v = np.where(play, np.take_along_axis(t.slot_v, slot, axis=1), -1)
+        one_hot = np.eye(nc + 1, dtype=np.float32)
+        card = np.concatenate([one_hot[card_h + 1], one_hot[card_v + 1]], axis=2)
+        counts = np.stack([t.die / 8, t.points / 4, t.aboard, t.active, t.choosing, t.deck_size / 48,
+                           (t.hcol >= 0).mean(axis=1)], axis=1)
+        table = np.concatenate([counts, t.available / 5], axis=1).astype(np.float32)
+        return np.concatenate([patch, card, np.repeat(table[:, None], k, axis=1), self.kinds[actions]], axis=2)
+
+
+class LocalHead(torch.nn.Module):
+    """Action logits ``(B, A)`` from the policy's input ``(B, O + … + A)`` (the observation first, the
+    prior agent's rank features last): each of the k ranked candidates scored by one shared MLP (two
+    layers of ``width``, ReLU) over its :class:`LocalFeatures` and its rank (one-hot), plus
+    ``prior_scale`` × its rank feature; :data:`OUTSIDE` for every other action."""
+
+    def __init__(self, rules, obs_size: int, n_actions: int, candidates: int, radius: int, width: int,
+                 prior_scale: float) -> None:
+        super().__init__()
+        self.features = LocalFeatures(rules, radius)
+        self.obs_size, self.n_actions, self.k, self.prior_scale = obs_size, n_actions, candidates, prior_scale
+        self.score = torch.nn.Sequential(torch.nn.Linear(self.features.size + candidates, width), torch.nn.ReLU(),
+                                         torch.nn.Linear(width, width), torch.nn.ReLU(), torch.nn.Linear(width, 1))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        ranks = x[:, -self.n_actions:]
+        value, cand = torch.topk(ranks, self.k, dim=1, sorted=True)  # rank features: 1, 1 − 1/16, …; 0 outside
+        observations = x[:, :self.obs_size].detach().cpu().numpy()
+        local = torch.as_tensor(self.features(observations, cand.cpu().numpy()), device=x.device)
+        rank = torch.eye(self.k, device=x.device).expand(len(x), self.k, self.k)
+        scores = self.score(torch.cat([local, rank], dim=2)).squeeze(-1) + self.prior_scale * value
+        scores = torch.where(value > 0, scores, torch.full_like(scores, OUTSIDE))
+        return torch.full((len(x), self.n_actions), OUTSIDE, device=x.device).scatter(1, cand, scores)
+
+
+class ActorInput(torch.nn.Module):
+    """The policy's MLP extractor with the actor's latent = the input itself (:class:`LocalHead` reads it)."""
+
+    def __init__(self, inner, size: int) -> None:
+        super().__init__()
+        self.inner = inner
+        self.latent_dim_pi, self.latent_dim_vf = size, inner.latent_dim_vf
+
+    def forward(self, features):
+        return features, self.inner.forward_critic(features)
+
+    def forward_actor(self, features):
+        return features
+
+    def forward_critic(self, features):
+        return self.inner.forward_critic(features)
+
+
+class LocalPolicy(MaskableActorCriticPolicy):
+    """sb3-contrib's MaskableActorCriticPolicy with the local network as its actor (module docstring).
+
+    ``rules``: the rules' options (``rules.to_dict()``, kept in the model zip); ``obs_size``: where the
+    observation ends in the input; ``candidates``: k, the prior agent's ranked actions in the input's
+    last A entries; ``radius``, ``width``: the local network's view and hidden width; ``prior_scale``:
+    logits per unit of rank feature. ``net_arch`` shapes the value network only."""
+
+    def __init__(self, *args, rules: dict, obs_size: int, candidates: int = 4, radius: int = 3, width: int = 256,
+                 prior_scale: float = 32.0, **kwargs) -> None:
+        from envs.airport_scramble.rules import AirportScrambleRules
+
+        self.rules_options, self.obs_size, self.candidates = dict(rules), int(obs_size), int(candidates)
+        self.radius, self.width, self.prior_scale = int(radius), int(width), float(prior_scale)
+        self.rules = AirportScrambleRules.from_options(self.rules_options)
+        super().__init__(*args, **kwargs)
+
+    @classmethod
+    def policy_kwargs(cls, config, rules, inputs) -> dict:
+        """The keywords of a local policy for the ``[policy]`` section ``config`` under ``rules``
+        reading ``inputs`` (``agents.ppo.Inputs``); ``ValueError`` naming the knob when it cannot be
+        built (the prior agent's ranks are its candidates: ``prior_ranks`` must be at least 1)."""
+        if not inputs.prior or not inputs.prior_ranks:
+            raise ValueError("[policy] network = 'local' scores the prior agent's k best actions: set [policy] prior "
+                             "(e.g. 'heuristic') and prior_ranks = k (e.g. 4)")
+        if inputs.variants is not None:
+            raise ValueError("[policy] network = 'local' reads one rules set's grid: it cannot be rule-general "
+                             "([variants] ranges must be empty)")
+        from envs.airport_scramble.observation import ObservationLayout
+
+        return {"rules": rules.to_dict(), "obs_size": ObservationLayout(rules).size, "candidates": inputs.prior_ranks,
+                "radius": config.local_radius, "width": config.local_width, "prior_scale": config.prior_scale}
+
+    def _build_mlp_extractor(self) -> None:
+        super()._build_mlp_extractor()
+        self.mlp_extractor = ActorInput(self.mlp_extractor, self.features_dim)
+
+    def _build(self, lr_schedule) -> None:
+        super()._build(lr_schedule)
+        self.action_net = LocalHead(self.rules, self.obs_size, self.action_space.n, self.candidates, self.radius,
+                                    self.width, self.prior_scale).to(self.device)
+        if self.ortho_init:
+            self.action_net.score[-1].apply(lambda m: self.init_weights(m, gain=0.01))
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+    def _get_constructor_parameters(self) -> dict:
+        return {**super()._get_constructor_parameters(), "rules": self.rules_options, "obs_size": self.obs_size,
+                "candidates": self.candidates, "radius": self.radius, "width": self.width,
+                "prior_scale": self.prior_scale}

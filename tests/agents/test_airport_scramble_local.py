@@ -1,0 +1,120 @@
+"""The ``local`` policy network of Airport Scramble (agents/airport_scramble/local.py): it scores the
+prior agent's k best actions only, starts as the prior agent, learns a teacher's departures from it,
+trains, saves and plays as any model, and refuses settings it cannot be built with."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+import torch  # noqa: E402
+
+import envs  # noqa: E402
+from agents.airport_scramble.local import OUTSIDE, LocalFeatures, LocalPolicy  # noqa: E402
+from agents.ppo import Inputs, PPOAgent, rank_features  # noqa: E402
+from agents.registry import make_agent  # noqa: E402
+from train import cli  # noqa: E402
+from train.learn.config import default_config  # noqa: E402
+from train.learn.model import learner_env, new_model  # noqa: E402
+from train.learn.warm_start import clone  # noqa: E402
+
+GAME = envs.spec("airport-scramble")
+K = 4
+
+
+def local_model(seed=0, **policy):
+    """An untrained MaskablePPO with the local network (width 32) over 4 games."""
+    rules = GAME.make_rules()
+    config = default_config(GAME.id).replace("policy", **{"network": "local", "prior_ranks": K, "local_width": 32, **policy})
+    p = config.policy
+    inputs = Inputs.make(GAME.id, rules, p.sees_mask, p.prior, p.prior_units, p.prior_ties, p.prior_ranks)
+    venv = learner_env(GAME.make_sb3(4, rules=rules, seed=0), inputs)
+    return new_model(venv, config.replace("ppo", n_steps=8, batch_size=32), inputs, seed), inputs
+
+
+def logits_of(policy, x):
+    with torch.no_grad():
+        latent_pi, _ = policy.mlp_extractor(policy.extract_features(torch.as_tensor(x), policy.pi_features_extractor))
+        return policy.action_net(latent_pi).numpy()
+
+
+def positions(games=32, moves=6, seed=0):
+    """Observations and masks of ``games`` heuristic games after each of their first ``moves`` moves."""
+    core, heuristic = GAME.make_core(), make_agent(GAME.id, "heuristic", GAME.make_rules())
+    state = core.init(np.arange(seed, seed + games))
+    obs, masks = [], []
+    for _ in range(moves):
+        o, m = core.observe(state), core.legal_mask(state)
+        live = m.any(1)
+        obs.append(o[live]), masks.append(m[live])
+        core.step(state, heuristic.act(o, m))
+    return np.concatenate(obs), np.concatenate(masks)
+
+
+def test_only_the_prior_agents_k_best_actions_get_scores_and_the_untrained_policy_plays_its_first():
+    model, inputs = local_model()
+    obs, masks = positions()
+    x = inputs(obs, masks)
+    logits = logits_of(model.policy, x)
+    ranked = x[:, -masks.shape[1]:] > 0
+    assert (ranked.sum(1) <= K).all() and (ranked.sum(1) == K).mean() > 0.5
+    assert (logits[~ranked] == OUTSIDE).all() and (logits[ranked] > OUTSIDE + 20).all()
+    heuristic = make_agent(GAME.id, "heuristic", GAME.make_rules())
+    agent = PPOAgent.from_policy(model.policy, GAME.make_rules(), inputs)
+    np.testing.assert_array_equal(agent.act(obs, masks), heuristic.act(obs, masks))
+
+
+def test_the_local_network_learns_a_teacher_that_always_takes_the_heuristics_second_choice():
+    model, inputs = local_model(seed=1)
+    obs, masks = positions(games=48)
+    x = inputs(obs, masks)
+    ranks = rank_features(inputs.prior_agent.scores(obs, masks), K)
+    second = np.argmax(np.where(ranks == 1 - 1 / 16, 1, 0), axis=1)
+    rows = (ranks == 1 - 1 / 16).any(1)
+    x, masks, second = x[rows], masks[rows], second[rows]
+    data = {"inputs": x.astype(np.float16), "masks": masks, "actions": second, "returns": np.zeros(len(x), np.float32),
+            "target_actions": second[:, None], "target_probs": np.ones((len(x), 1), np.float32)}
+    before = (logits_of(model.policy, x).argmax(1) == second).mean()
+    clone(model, data, 12, 64, 3e-3, 0, holdout=0.0)
+    after = (np.where(masks, logits_of(model.policy, x), -np.inf).argmax(1) == second).mean()
+    assert before == 0 and after > 0.9
+
+
+def test_the_features_centre_each_candidate_on_its_cell():
+    features = LocalFeatures(GAME.make_rules(), radius=1)
+    obs, masks = positions(games=8)
+    geo = features.geo
+    lay = geo.actions
+    from agents.airport_scramble.planning import Table
+
+    table = Table.from_observations(geo, obs)
+    play = np.flatnonzero(masks[:, lay.play_offset:lay.replace_offset].any(1))[:5]
+    cell = masks[play, lay.play_offset:lay.replace_offset].argmax(1) % geo.G2
+    actions = np.repeat((lay.play_offset + cell)[:, None], 2, axis=1)
+    np.testing.assert_array_equal(features.cells(table.take(play), actions)[:, 0], cell)
+    out = features(obs[play], actions)
+    centre = 4 * features.channels  # the middle of the 3 × 3 patch
+    assert out.shape == (len(play), 2, features.size)
+    assert (out[:, 0, centre + 1] == 0).all()  # AS-9: a card is played on an empty cell
+    with pytest.raises(ValueError, match="radius must be in 1..8"):
+        LocalFeatures(GAME.make_rules(), radius=0)
+
+
+def test_a_local_model_trains_saves_and_plays_through_the_cli(tmp_path):
+    config = tmp_path / "local.toml"
+    config.write_text('[train]\nnum_envs = 8\neval_games = 20\n[policy]\nnetwork = "local"\nprior_ranks = 4\n'
+                      'local_width = 16\n[warm_start]\nteacher = "heuristic"\ngames = 8\nepochs = 1\n'
+                      '[budget]\nmin_teacher_games = 1\n')
+    out = tmp_path / "run"
+    assert cli.main(["train", GAME.id, "--steps", "256", "--config", str(config), "--out", str(out), "--no-progress"]) == 0
+    agent = make_agent(GAME.id, f"ppo:path={out / 'best.zip'}", GAME.make_rules())
+    assert isinstance(agent.policy, LocalPolicy) and agent.policy.width == 16
+    obs, masks = positions(games=4, moves=2)
+    assert masks[np.arange(len(obs)), agent.act(obs, masks)].all()
+
+
+@pytest.mark.parametrize("change, message", [({"prior_ranks": 0}, "prior_ranks = k"),
+                                             ({"prior": ""}, "set \\[policy\\] prior")])
+def test_a_local_network_without_the_prior_agents_ranks_is_refused(change, message):
+    with pytest.raises(ValueError, match=message):
+        local_model(**change)
