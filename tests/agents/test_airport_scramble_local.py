@@ -118,3 +118,21 @@ def test_a_local_model_trains_saves_and_plays_through_the_cli(tmp_path):
 def test_a_local_network_without_the_prior_agents_ranks_is_refused(change, message):
     with pytest.raises(ValueError, match=message):
         local_model(**change)
+
+
+def test_a_rule_general_local_network_is_refused_in_one_line_and_writes_nothing(tmp_path, capsys):
+    config = tmp_path / "local.toml"
+    config.write_text('[policy]\nnetwork = "local"\n[warm_start]\ngames = 0\n')
+    out = tmp_path / "run"
+    assert cli.main(["train", GAME.id, "--general", "--steps", "256", "--config", str(config), "--out", str(out),
+                     "--no-progress"]) == 2
+    assert "it cannot be rule-general" in capsys.readouterr().err and not out.exists()
+
+
+def test_the_example_config_trains_the_local_network_from_the_search():
+    from pathlib import Path
+
+    from train.learn.config import load_config
+
+    config = load_config(GAME.id, Path(__file__).parents[2] / "examples" / "local-network.toml")
+    assert config.policy.network == "local" and config.warm_start.teacher.startswith("search")
