@@ -153,7 +153,7 @@ class LocalPolicy(MaskableActorCriticPolicy):
 
     @classmethod
     def policy_kwargs(cls, config, rules, inputs) -> dict:
-        """The keywords of a local policy for the ``[policy]`` section ``config`` under ``rules``
+        """The keywords of a local policy (its ``net_arch``: the value network's only) for the ``[policy]`` section ``config`` under ``rules``
         reading ``inputs`` (``agents.ppo.Inputs``); ``ValueError`` naming the knob when it cannot be
         built (the prior agent's ranks are its candidates: ``prior_ranks`` must be at least 1)."""
         if not inputs.prior or not inputs.prior_ranks:
@@ -164,7 +164,8 @@ class LocalPolicy(MaskableActorCriticPolicy):
                              "([variants] ranges must be empty)")
         from envs.airport_scramble.observation import ObservationLayout
 
-        return {"rules": rules.to_dict(), "obs_size": ObservationLayout(rules).size, "candidates": inputs.prior_ranks,
+        return {"net_arch": {"pi": [], "vf": list(config.net_arch)},  # the actor is the local network
+                "rules": rules.to_dict(), "obs_size": ObservationLayout(rules).size, "candidates": inputs.prior_ranks,
                 "radius": config.local_radius, "width": config.local_width, "prior_scale": config.prior_scale}
 
     def _build_mlp_extractor(self) -> None:

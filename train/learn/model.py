@@ -82,9 +82,8 @@ def new_model(venv, config, inputs, seed: int):
     arch = list(policy.net_arch)
     policy_kwargs = {"net_arch": {"pi": arch, "vf": arch},
                      "activation_fn": {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[policy.activation]}
-    if policy.network != "mlp":  # the game's own actor (GameSpec.networks); net_arch shapes the value network
+    if policy.network != "mlp":  # the game's own actor (GameSpec.networks), which says what it builds
         network = game_of(inputs.rules).network_class(policy.network)
-        policy_kwargs["net_arch"]["pi"] = []
         policy_kwargs.update(network.policy_kwargs(policy, inputs.rules, inputs))
         return MaskablePPO(network, venv, seed=seed % 2**32, device="cpu", policy_kwargs=policy_kwargs,
                            **ppo_kwargs(config.ppo))
