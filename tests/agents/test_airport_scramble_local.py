@@ -129,10 +129,13 @@ def test_a_rule_general_local_network_is_refused_in_one_line_and_writes_nothing(
     assert "it cannot be rule-general" in capsys.readouterr().err and not out.exists()
 
 
-def test_the_example_config_trains_the_local_network_from_the_search():
-    from pathlib import Path
-
+def test_the_game_trains_and_ships_the_local_network_and_its_rule_general_config_an_mlp():
+    from agents.ppo import shipped_path
     from train.learn.config import load_config
 
-    config = load_config(GAME.id, Path(__file__).parents[2] / "examples" / "local-network.toml")
+    config = load_config(GAME.id)
     assert config.policy.network == "local" and config.warm_start.teacher.startswith("search")
+    shipped = PPOAgent(rules=GAME.make_rules(), path=str(shipped_path(GAME, GAME.make_rules())))
+    assert isinstance(shipped.policy, LocalPolicy)
+    general = load_config(GAME.id, general=True)  # the local network reads one rules set: the general model is an MLP
+    assert general.policy.network == "mlp" and general.policy.init.endswith("airport-scramble-mlp.zip")

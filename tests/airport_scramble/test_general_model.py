@@ -31,13 +31,13 @@ def test_face_up_slots_are_padded_to_the_largest_and_keep_their_meaning():
     assert emb.actions(np.array([family.actions.wait])) == core.actions.wait
 
 
-def test_a_general_policy_started_from_the_shipped_model_plays_its_moves_under_the_standard_rules(tmp_path):
+def test_a_general_policy_started_from_its_init_model_plays_its_moves_under_the_standard_rules(tmp_path):
     config = load_config(GAME.id, general=True).replace("train", num_envs=16).replace("variants", groups=2)
     run = new_run(GAME.id, GAME.make_rules(), config, tmp_path / "run", Budget(steps=16))
     venv, _ = make_envs(run)
     model = make_model(run, venv)
     general = PPOAgent.from_policy(model.policy, run.rules, run.inputs)
-    shipped = PPOAgent(rules=run.rules, path=MODELS / "airport-scramble.zip")
+    shipped = PPOAgent(rules=run.rules, path=MODELS.parent.parent / config.policy.init)  # the previous shipped model
     core = GAME.make_core(run.rules)
     state = core.init(np.arange(64, dtype=np.uint64))
     for _ in range(12):

@@ -35,6 +35,7 @@ eval_games = 16
 checkpoint_every = 1_000_000
 [budget]
 min_teacher_games = 4
+warm_start = 0.3
 [ppo]
 n_steps = 16
 batch_size = 128
@@ -89,9 +90,10 @@ def test_a_minutes_teacher_plays_until_its_deadline_not_only_the_games_its_first
 
 def test_a_smoke_run_of_few_steps_skips_the_warm_start_and_says_how_to_get_it():
     config = default_config(SOLO.id)
-    budget = Budget(steps=4096)
+    budget = Budget(steps=1024)  # the config's teacher games scaled by 1024 / its steps: under min_teacher_games
+    assert config.warm_start.games * 1024 < config.budget.min_teacher_games * config.train.steps
     plan = plan_steps(budget, budget, config, config.warm_start.games, warm_free=False)
-    assert plan.teacher_games == 0 and plan.ppo_steps == 4096
+    assert plan.teacher_games == 0 and plan.ppo_steps == 1024
     assert f"for the full warm start train the config's {config.train.steps:,} steps (no --steps)" in plan.warm_note
     assert plan.eval_games == config.budget.min_eval_games < config.train.eval_games
 
