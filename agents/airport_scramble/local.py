@@ -45,6 +45,8 @@ class LocalFeatures:
         side = 2 * radius + 1
         self.channels = 5 + 2 * self.geo.n_colors
         self.size = side * side * self.channels + 2 * (self.geo.n_colors + 1) + 7 + self.geo.n_colors**2 + len(KINDS)
+        codes = np.arange(1 << self.channels)  # (2**13 with 4 colours; 2**17, 8.9 MB, with 6)
+        self.bits = ((codes[:, None] >> np.arange(self.channels)) & 1).astype(np.float32)  # a code's channels
 
     def cells(self, table: Table, actions: np.ndarray) -> np.ndarray:
         """``int64 (n, k)``: the cell each candidate acts on (see the class docstring)."""
@@ -63,22 +65,25 @@ class LocalFeatures:
         actions = np.asarray(actions, np.int64)
         n, k = actions.shape
         lay = geo.actions
-        cell = self.cells(t, actions)
-        grid = np.zeros((n, G + 2 * R, G + 2 * R, self.channels), np.float32)  # the board, padded by R
-        grid[..., 0] = 1
-        inner = grid[:, R:R + G, R:R + G]
-        inner[..., 0] = 0
-        inner[..., 1] = (t.hcol >= 0).reshape(n, G, G)
-        for c in range(nc):
-            inner[..., 2 + c] = (t.hcol == c).reshape(n, G, G)
-            inner[..., 2 + nc + c] = (t.vcol == c).reshape(n, G, G)
+        # Each cell's channels as the bits of one code (the board padded by R, off-grid = bit 0), the
+        # patches gathered as codes, then one lookup of the codes' bits: a single pass over the output.
+        side = G + 2 * R
+        code = np.ones((n, side, side), np.uint32)
+        inner = np.zeros((n, G * G), np.uint32)
+        on = t.hcol >= 0
+        inner |= on.astype(np.uint32) << 1
+        inner |= np.where(on, np.uint32(1) << (2 + t.hcol.clip(0)).astype(np.uint32), 0).astype(np.uint32)
+        inner |= np.where(t.vcol >= 0, np.uint32(1) << (2 + nc + t.vcol.clip(0)).astype(np.uint32), 0).astype(np.uint32)
+        rows = np.arange(n)
         for channel, where in enumerate((t.plane, t.origin_cell, t.destination_cell), start=2 + 2 * nc):
-            on = where >= 0
-            inner[np.flatnonzero(on), where[on] // G, where[on] % G, channel] = 1
+            at = where >= 0
+            inner[rows[at], where[at]] |= np.uint32(1 << channel)
+        code[:, R:R + G, R:R + G] = inner.reshape(n, G, G)
+        cell = self.cells(t, actions)
         offsets = np.arange(-R, R + 1)
         r = (cell // G)[:, :, None, None] + R + offsets[None, None, :, None]
         c = (cell % G)[:, :, None, None] + R + offsets[None, None, None, :]
-        patch = grid[np.arange(n)[:, None, None, None], r, c].reshape(n, k, -1)
+        patch = self.bits[code[rows[:, None, None, None], r, c]].reshape(n, k, -1)
         play = (actions >= lay.play_offset) & (actions < lay.replace_offset)
         slot = np.where(play, (actions - lay.play_offset) // geo.G2, 0)
         card_h = np.where(play, np.take_along_axis(t.slot_h, slot, axis=1), -1)

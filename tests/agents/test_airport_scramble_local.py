@@ -100,6 +100,46 @@ def test_the_features_centre_each_candidate_on_its_cell():
         LocalFeatures(GAME.make_rules(), radius=0)
 
 
+@pytest.mark.parametrize("options", [{}, {"edition": "generated", "n_colors": 6}, {"grid_size": 7}])
+def test_each_patch_cell_reads_the_table_as_the_docstring_says(options):
+    """An oracle by loops over games, candidates and cells, reading the decoded table: [off the grid, a
+    card, its H colour, its V colour, the plane, the ticket's origin, its destination] per cell."""
+    from agents.airport_scramble.planning import Table
+
+    rules = GAME.make_rules(**options)
+    core, heuristic = GAME.make_core(rules), make_agent(GAME.id, "heuristic", rules)
+    state = core.init(np.arange(12))
+    for _ in range(7):
+        core.step(state, heuristic.act(core.observe(state), core.legal_mask(state)))
+    obs, masks = core.observe(state), core.legal_mask(state)
+    candidates = np.argsort(-heuristic.scores(obs, masks), axis=1, kind="stable")[:, :K]
+    features = LocalFeatures(rules, radius=2)
+    geo, nc, R = features.geo, features.geo.n_colors, 2
+    table, out = Table.from_observations(geo, obs), features(obs, candidates)
+    cells = features.cells(table, candidates)
+    for b in range(len(obs)):
+        for j in range(K):
+            at = 0
+            for dr in range(-R, R + 1):
+                for dc in range(-R, R + 1):
+                    r, c = cells[b, j] // geo.G + dr, cells[b, j] % geo.G + dc
+                    want = np.zeros(features.channels, np.float32)
+                    if not (0 <= r < geo.G and 0 <= c < geo.G):
+                        want[0] = 1
+                    else:
+                        cell = r * geo.G + c
+                        h, v = table.hcol[b, cell], table.vcol[b, cell]
+                        want[1] = h >= 0
+                        if h >= 0:
+                            want[2 + h] = 1
+                        if v >= 0:
+                            want[2 + nc + v] = 1
+                        want[2 + 2 * nc:] = [cell == table.plane[b], cell == table.origin_cell[b],
+                                             cell == table.destination_cell[b]]
+                    np.testing.assert_array_equal(out[b, j, at:at + features.channels], want)
+                    at += features.channels
+
+
 def test_a_local_model_trains_saves_and_plays_through_the_cli(tmp_path):
     config = tmp_path / "local.toml"
     config.write_text('[train]\nnum_envs = 8\neval_games = 20\n[policy]\nnetwork = "local"\nprior_ranks = 4\n'
