@@ -27,8 +27,9 @@ from train.learn import budget as budgets
 from train.learn.budget import Budget, Clock, Plan
 from train.learn.config import Config, default_config, merge
 
-#: Deals of the two evaluations that measure what a ``--minutes`` run's evaluations cost.
-EVAL_PROBE = (2, 18)
+#: Deals of the two evaluations that measure what a ``--minutes`` run's evaluations cost (after one of
+#: the first size that warms up what is built once).
+EVAL_PROBE = (2, 34)
 #: The PPO updates a ``--minutes`` run's PPO share should hold at least (its rollouts are shortened to fit).
 UPDATES = 4
 #: The PPO steps (after one to warm up) that measure the pace of a ``--minutes`` run's rollouts.
@@ -389,13 +390,18 @@ def measure_teacher(run: Run) -> float:
 
 def measure_evaluation(run: Run, model, inputs) -> tuple[float, float]:
     """What an evaluation costs: the seconds it takes besides its deals, and its deals per second —
-    from two small evaluations of the run's kind (a rule-general run's over its variants; nothing is kept)."""
+    from two small evaluations of the run's kind (a rule-general run's over its variants; nothing is
+    kept), timed after a first one that warms up. Where the larger took no longer than the smaller (the
+    clock's noise), the larger's deals over its whole time, with no cost besides."""
+    run.evaluation_of(model.policy, inputs, EVAL_PROBE[0])
     seconds = []
     for deals in EVAL_PROBE:
         began = run.clock.now()
         run.evaluation_of(model.policy, inputs, deals)
         seconds.append(run.clock.now() - began)
-    rate = (EVAL_PROBE[1] - EVAL_PROBE[0]) / max(seconds[1] - seconds[0], 1e-9)
+    if seconds[1] <= seconds[0]:
+        return 0.0, EVAL_PROBE[1] / max(seconds[1], 1e-9)
+    rate = (EVAL_PROBE[1] - EVAL_PROBE[0]) / (seconds[1] - seconds[0])
     return max(seconds[0] - EVAL_PROBE[0] / rate, 0.0), rate
 
 

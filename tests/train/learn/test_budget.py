@@ -118,3 +118,20 @@ def test_a_resumed_budget_continues_to_its_total_or_adds_what_is_given():
     assert minutes.extended(None, None, 2000, 120.0).left(2000, 120.0) == Budget(minutes=8)
     assert minutes.extended(None, 5, 2000, 120.0) == Budget(minutes=7)
     assert steps.left(6000, 1.0) is None
+
+
+@pytest.mark.parametrize("readings, overhead, rate", [
+    ((0.0, 0.3, 0.3, 0.7), 0.3 - 2 / 320, 320.0),  # (34 − 2) deals in 0.1 s more: 320 deals/s, the rest overhead
+    ((0.0, 1.0, 1.0, 1.5), 0.0, 34 / 0.5),  # the larger took less time (noise): its deals over its time
+])
+def test_the_evaluations_cost_is_timed_after_a_warm_up_and_a_noisy_timing_gives_a_finite_rate(readings, overhead, rate):
+    from types import SimpleNamespace
+
+    from train.learn.run import EVAL_PROBE, measure_evaluation
+
+    assert EVAL_PROBE == (2, 34)
+    clock, deals = iter(readings), []
+    run = SimpleNamespace(clock=Clock(lambda: next(clock), began=0.0),
+                          evaluation_of=lambda policy, inputs, games: deals.append(games))
+    assert measure_evaluation(run, SimpleNamespace(policy=None), None) == pytest.approx((overhead, rate))
+    assert deals == [2, 2, 34]  # the first warms up, untimed

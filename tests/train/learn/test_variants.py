@@ -15,6 +15,7 @@ from agents.ppo import Inputs, load_model  # noqa: E402
 from agents.registry import make_agent, parse_spec  # noqa: E402
 from agents.variants import VariantSpace  # noqa: E402
 from tests.games import MULTI, SOLO  # noqa: E402
+from train.learn.run import EVAL_PROBE  # noqa: E402
 from tests.train.learn.test_train import TINY, TINY_LEAGUE, train  # noqa: E402
 from train.learn.config import load_config, merge  # noqa: E402
 
@@ -286,5 +287,5 @@ def test_a_minutes_general_run_sizes_its_evaluations_by_timing_the_evaluation_it
                         deals.append(games) or real(run, policy, inputs, games, seed))
     config = tiny_config(tmp_path, SOLO.id)
     assert train(SOLO.id, "--general", "--config", config, "--minutes", 0.1, "--out", tmp_path / "run") == 0
-    assert deals[:2] == [2, 18]  # the timing evaluations (train.learn.run.EVAL_PROBE), then the run's
-    assert len(deals) > 2
+    assert deals[:3] == [EVAL_PROBE[0], *EVAL_PROBE]  # one to warm up, the timing ones, then the run's
+    assert len(deals) > 3
