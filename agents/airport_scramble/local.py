@@ -69,11 +69,9 @@ class LocalFeatures:
         # patches gathered as codes, then one lookup of the codes' bits: a single pass over the output.
         side = G + 2 * R
         code = np.ones((n, side, side), np.uint32)
-        inner = np.zeros((n, G * G), np.uint32)
-        on = t.hcol >= 0
-        inner |= on.astype(np.uint32) << 1
-        inner |= np.where(on, np.uint32(1) << (2 + t.hcol.clip(0)).astype(np.uint32), 0).astype(np.uint32)
-        inner |= np.where(t.vcol >= 0, np.uint32(1) << (2 + nc + t.vcol.clip(0)).astype(np.uint32), 0).astype(np.uint32)
+        h, v = t.hcol.astype(np.int64), t.vcol.astype(np.int64)
+        inner = (np.where(h >= 0, (1 << 1) | (1 << (2 + h.clip(0))), 0)  # a card, its H colour
+                 | np.where(v >= 0, 1 << (2 + nc + v.clip(0)), 0)).astype(np.uint32)  # its V colour
         rows = np.arange(n)
         for channel, where in enumerate((t.plane, t.origin_cell, t.destination_cell), start=2 + 2 * nc):
             at = where >= 0
