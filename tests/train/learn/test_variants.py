@@ -15,9 +15,9 @@ from agents.ppo import Inputs, load_model  # noqa: E402
 from agents.registry import make_agent, parse_spec  # noqa: E402
 from agents.variants import VariantSpace  # noqa: E402
 from tests.games import MULTI, SOLO  # noqa: E402
-from train.learn.run import EVAL_PROBE  # noqa: E402
 from tests.train.learn.test_train import TINY, TINY_LEAGUE, train  # noqa: E402
 from train.learn.config import load_config, merge  # noqa: E402
+from train.learn.run import EVAL_PROBE  # noqa: E402
 
 GAMES = [SOLO, MULTI]
 
