@@ -156,9 +156,10 @@ class LocalPolicy(MaskableActorCriticPolicy):
 
     @classmethod
     def policy_kwargs(cls, config, rules, inputs) -> dict:
-        """The keywords of a local policy (its ``net_arch``: the value network's only) for the ``[policy]`` section ``config`` under ``rules``
-        reading ``inputs`` (``agents.ppo.Inputs``); ``ValueError`` naming the knob when it cannot be
-        built (the prior agent's ranks are its candidates: ``prior_ranks`` must be at least 1)."""
+        """The keywords of a local policy (its ``net_arch``: the value network's only) for the ``[policy]``
+        section ``config`` under ``rules`` reading ``inputs`` (``agents.ppo.Inputs``); ``ValueError``
+        naming the knob when it cannot be built (the prior agent's ranks are its candidates:
+        ``prior_ranks`` must be at least 1)."""
         if not inputs.prior or not inputs.prior_ranks:
             raise ValueError("[policy] network = 'local' scores the prior agent's k best actions: set [policy] prior "
                              "(e.g. 'heuristic') and prior_ranks = k (e.g. 4)")
