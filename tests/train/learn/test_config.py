@@ -1,6 +1,7 @@
 """The typed training config: defaults per game, TOML over them, errors naming the field."""
 
 import dataclasses
+import json
 from pathlib import Path
 
 import pytest
@@ -83,3 +84,21 @@ def test_the_readmes_quick_config_loads_for_every_game(game_id):
 def test_the_expert_iteration_example_config_loads_and_gives_the_teacher_half_the_budget(game_id):
     config = load_config(game_id, Path(__file__).parents[3] / "examples" / "expert-iteration.toml")
     assert config.warm_start.games == 12_000 and config.budget.warm_start == 0.5
+
+
+ROOT = Path(__file__).parents[3]
+REFINES = sorted((ROOT / "examples").glob("refine-*.toml"))
+
+
+def test_the_refine_examples_name_registered_games():
+    assert REFINES and {path.stem.removeprefix("refine-") for path in REFINES} <= set(GAMES)
+
+
+@pytest.mark.parametrize("path", REFINES, ids=lambda p: p.stem)
+def test_each_refine_example_is_the_config_its_games_shipped_model_was_made_with(path):
+    config = load_config(path.stem.removeprefix("refine-"), path)
+    base = ROOT / config.policy.init  # the first stage, kept beside the shipped model
+    assert base.is_file() and base.stem.endswith("-base") and config.warm_start.games == 0
+    shipped = base.with_name(base.name.replace("-base", ""))
+    made = json.loads(shipped.with_suffix(".json").read_text())["config"]
+    assert {**made, "policy": {**made["policy"], "init": config.policy.init}} == config.to_dict()
