@@ -16,6 +16,16 @@ def test_flight_tycoon_lineup_seats_may_name_an_agent_by_its_name(tmp_path):
     assert data["agents"]["heuristic:noise=0"]["seats_played"] == 4
 
 
+def test_flight_tycoon_lineup_seats_may_give_an_agent_several_knobs(tmp_path):
+    # the knob after the first comma belongs to the seat before it, not to a seat of its own
+    spec = "heuristic:noise=0,land_bonus=0.5"
+    assert run(["flight-tycoon", "--agent", spec, "--agent", "random", "--lineup", f"{spec},random,random,random",
+                "--games", "4", "--out", str(tmp_path)]) == 0
+    data = results(tmp_path)
+    assert data["lineup"] == [spec, "random", "random", "random"]
+    assert data["agents"][spec]["seats_played"] == 4
+
+
 def test_flight_tycoon_tournament_writes_win_rates_head_to_head_and_ratings(tmp_path):
     assert run(["flight-tycoon", "--players", "3", "--games", "30", "--out", str(tmp_path)]) == 0
     data = results(tmp_path)

@@ -63,7 +63,8 @@ def add_parser(sub) -> None:
     p.add_argument("--players", type=int, help="multi-player games: number of players (sets the game's player-count option)")
     p.add_argument("--lineup", metavar="SPEC,SPEC,...",
                    help="multi-player games: the agent of each seat, e.g. heuristic,random,random,random — rotated "
-                        "over the seats (default: the --agent list cycled over the seats and rotated)")
+                        "over the seats (default: the --agent list cycled over the seats and rotated); a spec's "
+                        "further knobs follow it: ppo:path=m.zip,caution=2,heuristic,...")
     add_rules_arguments(p)
     p.add_argument("--out", type=Path, help="output folder (default out/bench-<game>)")
     p.add_argument("--force", action="store_true",
@@ -74,6 +75,19 @@ def add_parser(sub) -> None:
                         "for aerodeck replay")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.set_defaults(func=main)
+
+
+def lineup_seats(text: str) -> list[str]:
+    """The seats of a --lineup: its comma-separated specs, where a piece that is a knob (``key=value``, no
+    agent name before it) continues the spec before it, so ``ppo:path=m.zip,caution=2,heuristic`` is two
+    seats."""
+    seats: list[str] = []
+    for piece in (x.strip() for x in text.split(",")):
+        if seats and "=" in piece and ":" not in piece.split("=", 1)[0]:
+            seats[-1] += "," + piece
+        else:
+            seats.append(piece)
+    return seats
 
 
 def lineup_index(seat: str, specs: list[str]) -> int:
@@ -115,7 +129,7 @@ def main(args: argparse.Namespace) -> int:
         raise ValueError(f"--lineup applies to multi-player games; {spec.id} is played solo")
     rules = load_rules(spec, args.rules, args.rule_items, args.table, players=args.players)
     output = OutputFolder(args.out or Path("out") / f"bench-{spec.id}", force=args.force, command="bench")
-    lineup = None if args.lineup is None else [x.strip() for x in args.lineup.split(",")]
+    lineup = None if args.lineup is None else lineup_seats(args.lineup)
     plan = Plan.build(spec, rules, args.agents, args.games, args.seed, lineup)
     with output.writing() as folder:
         result = plan.run(folder, batch_size=args.batch_size, progress=not args.no_progress,
