@@ -143,7 +143,22 @@ class PolicyConfig:
     local_radius: int = knob(3, "network = 'local': the cells it sees each way around a candidate", between(1, 8))
     local_width: int = knob(256, "network = 'local': the hidden width of its candidate scorer", at_least(1))
     init: str = knob("", "start from the weights of this model zip (same network and inputs; a rule-general run "
-                     "may start from a model of one rules set: the rule features start at weight 0)")
+                     "may start from a model of one rules set: the rule features start at weight 0); a relative "
+                     "path is read from the working directory, else from the project's root")
+
+
+#: The project's root: where the shipped models' ``agents/models/...`` paths start.
+PROJECT = Path(__file__).resolve().parents[2]
+
+
+def model_file(text: str) -> Path:
+    """The model file a config names (``[policy] init``): the path as given, from the working directory;
+    where nothing is there and the path is relative, from the project's root if it is there, so a config's
+    ``agents/models/...`` reaches the shipped file from any folder."""
+    path = Path(text)
+    if path.is_absolute() or path.exists() or not (PROJECT / path).exists():
+        return path
+    return PROJECT / path
 
 
 @dataclasses.dataclass(frozen=True)

@@ -29,7 +29,7 @@ from pathlib import Path
 import envs
 from envs.common import rng
 from train.learn.budget import Budget, Clock
-from train.learn.config import Config, default_config, merge
+from train.learn.config import Config, default_config, merge, model_file
 from train.learn.run import check_new_out, execute, new_run, resume_command, resumed_run
 
 PLAN = "iterate.json"
@@ -49,7 +49,7 @@ def start(game_id: str, rules, config: Config, out: Path | None, total: Budget, 
     if rounds < 1:
         raise ValueError(f"--rounds must be at least 1, got {rounds}")
     game = envs.spec(game_id)
-    guide = guide or config.policy.init or str(_shipped(game, rules, config))
+    guide = guide or (config.policy.init and str(model_file(config.policy.init))) or str(_shipped(game, rules, config))
     if not Path(guide).is_file():
         raise ValueError(f"the first guide {guide!r} is not a model file: give --guide MODEL.zip")
     _teacher(config.warm_start.teacher, guide)  # refuse a teacher that cannot be guided, before writing

@@ -317,9 +317,10 @@ def make_model(run: Run, venv):
         return resumed_model(run.out / "last.zip", venv, run.config)
     model = new_model(venv, run.config, run.inputs, run.seed)
     if run.config.policy.init:
+        from train.learn.config import model_file
         from train.learn.model import init_from
 
-        init_from(model, run.config.policy.init, run.inputs, run.game, run.rules)
+        init_from(model, model_file(run.config.policy.init), run.inputs, run.game, run.rules)
         run.say(f"the policy starts from the weights of {run.config.policy.init}")
     return model
 

@@ -102,3 +102,15 @@ def test_each_refine_example_is_the_config_its_games_shipped_model_was_made_with
     shipped = base.with_name(base.name.replace("-base", ""))
     made = json.loads(shipped.with_suffix(".json").read_text())["config"]
     assert {**made, "policy": {**made["policy"], "init": config.policy.init}} == config.to_dict()
+
+
+def test_a_relative_init_path_is_read_from_the_working_directory_else_from_the_projects_root(tmp_path, monkeypatch):
+    from train.learn.config import model_file
+
+    shipped = sorted((ROOT / "agents" / "models").glob("*.zip"))[0].relative_to(ROOT)
+    monkeypatch.chdir(tmp_path)
+    assert model_file(str(shipped)) == ROOT / shipped  # not here: the project's file
+    (tmp_path / shipped).parent.mkdir(parents=True)
+    (tmp_path / shipped).write_bytes(b"mine")
+    assert model_file(str(shipped)) == shipped  # here: the working directory's own
+    assert model_file("nowhere/model.zip") == Path("nowhere/model.zip")  # missing: as given, for the error
