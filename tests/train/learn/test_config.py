@@ -8,7 +8,7 @@ import pytest
 
 import envs
 from tests.games import MULTI, SOLO
-from train.learn.config import Config, LeagueConfig, default_config, describe, load_config, merge
+from train.learn.config import Config, LeagueConfig, default_config, describe, load_config, merge, model_file
 
 GAMES = envs.games()
 
@@ -105,8 +105,6 @@ def test_each_refine_example_is_the_config_its_games_shipped_model_was_made_with
 
 
 def test_a_relative_init_path_is_read_from_the_working_directory_else_from_the_projects_root(tmp_path, monkeypatch):
-    from train.learn.config import model_file
-
     shipped = sorted((ROOT / "agents" / "models").glob("*.zip"))[0].relative_to(ROOT)
     monkeypatch.chdir(tmp_path)
     assert model_file(str(shipped)) == ROOT / shipped  # not here: the project's file
