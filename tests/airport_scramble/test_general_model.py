@@ -46,3 +46,29 @@ def test_a_general_policy_started_from_its_init_model_plays_its_moves_under_the_
         assert np.array_equal(mine, theirs)
         core.step(state, mine)
     assert not (tmp_path / "run").exists()  # building the run's parts writes nothing
+
+
+def test_a_general_policy_started_from_a_general_model_over_its_space_plays_that_models_moves(tmp_path):
+    """``[policy] init`` = a rule-general model: weight for weight into a run over the same space (the
+    second stage of a general model); a run over another space is refused, naming both."""
+    source = MODELS / "airport-scramble-general.zip"
+    config = load_config(GAME.id, general=True).replace("train", num_envs=16).replace("variants", groups=2)
+    config = config.replace("policy", init=str(source))
+    rules = GAME.make_rules(face_up=4, ticket_turn_bonus=3)  # a variant inside the space
+    run = new_run(GAME.id, rules, config, tmp_path / "run", Budget(steps=16))
+    venv, _ = make_envs(run)
+    model = make_model(run, venv)
+    started = PPOAgent.from_policy(model.policy, run.rules, run.inputs)
+    general = PPOAgent(rules=rules, path=source, caution=0)
+    core = GAME.make_core(rules)
+    state = core.init(np.arange(64, dtype=np.uint64))
+    for _ in range(12):
+        obs, masks = core.observe(state), core.legal_mask(state)
+        mine = started.act(obs, masks)
+        assert np.array_equal(mine, general.act(obs, masks))
+        core.step(state, mine)
+    other = config.replace("variants", ranges={"face_up": [3, 6], "ticket_turn_bonus": [0, 8]})
+    run = new_run(GAME.id, rules, other, tmp_path / "other", Budget(steps=16))
+    venv, _ = make_envs(run)
+    with pytest.raises(ValueError, match="rule-general model over .*same \\[variants\\] space"):
+        make_model(run, venv)

@@ -100,7 +100,8 @@ def init_from(model, path, inputs, game, rules) -> None:
     (``ValueError`` naming what differs). A source trained on one rules set may start a rule-general
     policy: its inputs go to their places in the family layout (observation blocks and actions matched
     as ``agents.variants.Embedding`` does) and the new inputs (the rule features, the family's extra
-    entries and actions) start at weight 0."""
+    entries and actions) start at weight 0. A rule-general source starts only a run over the same variant
+    space, weight for weight."""
     import torch
 
     from agents.ppo import load_model
@@ -112,6 +113,18 @@ def init_from(model, path, inputs, game, rules) -> None:
     if differ:
         raise ValueError(f"[policy] init: {path} reads other inputs ({', '.join(f'{k}={theirs[k]!r}' for k in differ)}; "
                          f"this run: {', '.join(f'{k}={mine[k]!r}' for k in differ)})")
+    if source.inputs.variants is not None:  # a rule-general source: only into a run over the same space
+        if inputs.variants is None or _space(source.inputs.variants) != _space(inputs.variants):
+            raise ValueError(f"[policy] init: {path} is a rule-general model over {source.inputs.variants.describe()}; "
+                             "it can start only a run over the same [variants] space, this run's: "
+                             f"{inputs.variants.describe() if inputs.variants is not None else 'one rules set'}")
+        theirs, ours = src.state_dict(), dst.state_dict()
+        differ = [k for k in theirs.keys() | ours.keys()
+                  if k not in theirs or k not in ours or theirs[k].shape != ours[k].shape]
+        if differ:
+            raise ValueError(f"[policy] init: {path} has another network: weight {sorted(differ)[0]!r} differs")
+        dst.load_state_dict(theirs)
+        return
     core = game.make_core(source.rules)
     O, A = core.obs_size, core.n_actions
     if inputs.variants is None:
@@ -144,6 +157,12 @@ def init_from(model, path, inputs, game, rules) -> None:
                 raise ValueError(f"[policy] init: weight {key!r} is {tuple(value.shape)} in {path}, "
                                  f"{tuple(target.shape)} here")
     dst.load_state_dict(new)
+
+
+def _space(variants) -> tuple[dict, dict]:
+    """A variant space's ranges and the options it does not vary (what its policies' inputs mean)."""
+    data = variants.to_dict()
+    return data["ranges"], {k: v for k, v in data["base"].items() if k not in data["ranges"]}
 
 
 def resumed_model(path: Path, venv, config):
