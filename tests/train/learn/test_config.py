@@ -104,6 +104,19 @@ def test_each_refine_example_is_the_config_its_games_shipped_model_was_made_with
     assert {**made, "policy": {**made["policy"], "init": config.policy.init}} == config.to_dict()
 
 
+GENERALS = sorted((ROOT / "examples").glob("general-*.toml"))
+
+
+@pytest.mark.parametrize("path", GENERALS, ids=lambda p: p.stem)
+def test_each_general_example_is_the_config_its_games_shipped_general_model_was_made_with(path):
+    from agents.ppo import shipped_path
+
+    game = envs.spec(path.stem.removeprefix("general-"))
+    config = load_config(game.id, path, general=True)
+    shipped = shipped_path(game, game.make_rules(), general=True)
+    assert json.loads(shipped.with_suffix(".json").read_text())["config"] == config.to_dict()
+
+
 def test_a_relative_init_path_is_read_from_the_working_directory_else_from_the_projects_root(tmp_path, monkeypatch):
     shipped = sorted((ROOT / "agents" / "models").glob("*.zip"))[0].relative_to(ROOT)
     monkeypatch.chdir(tmp_path)
