@@ -113,29 +113,24 @@ def init_from(model, path, inputs, game, rules) -> None:
     if differ:
         raise ValueError(f"[policy] init: {path} reads other inputs ({', '.join(f'{k}={theirs[k]!r}' for k in differ)}; "
                          f"this run: {', '.join(f'{k}={mine[k]!r}' for k in differ)})")
-    if source.inputs.variants is not None:  # a rule-general source: only into a run over the same space
-        if inputs.variants is None or _space(source.inputs.variants) != _space(inputs.variants):
-            raise ValueError(f"[policy] init: {path} is a rule-general model over {source.inputs.variants.describe()}; "
-                             "it can start only a run over the same [variants] space, this run's: "
-                             f"{inputs.variants.describe() if inputs.variants is not None else 'one rules set'}")
-        theirs, ours = src.state_dict(), dst.state_dict()
-        differ = [k for k in theirs.keys() | ours.keys()
-                  if k not in theirs or k not in ours or theirs[k].shape != ours[k].shape]
-        if differ:
-            raise ValueError(f"[policy] init: {path} has another network: weight {sorted(differ)[0]!r} differs")
-        dst.load_state_dict(theirs)
-        return
-    core = game.make_core(source.rules)
-    O, A = core.obs_size, core.n_actions
-    if inputs.variants is None:
-        obs_index, action_index, n_obs, n_act, extra = np.arange(O), np.arange(A), O, A, 0
-    else:
-        emb = inputs.variants.embedding(source.rules)
-        obs_index, action_index, n_obs, n_act, extra = emb.obs_index, emb.action_index, emb.obs_size, emb.n_actions, inputs.variants.size
-    columns = [obs_index]  # where each source input goes among this run's inputs
-    for block in range(int(source.inputs.mask) + int(source.inputs.prior is not None)):
-        columns.append(n_obs + extra + block * n_act + action_index)
-    columns = torch.as_tensor(np.concatenate(columns))
+    remap = source.inputs.variants is None  # a rule-general source: weight for weight, over the same space
+    if not remap and (inputs.variants is None or _space(source.inputs.variants) != _space(inputs.variants)):
+        raise ValueError(f"[policy] init: {path} is a rule-general model over {source.inputs.variants.describe()}; "
+                         "it can start only a run over the same [variants] space, this run's: "
+                         f"{inputs.variants.describe() if inputs.variants is not None else 'one rules set'}")
+    if remap:
+        core = game.make_core(source.rules)
+        O, A = core.obs_size, core.n_actions
+        if inputs.variants is None:
+            obs_index, action_index, n_obs, n_act, extra = np.arange(O), np.arange(A), O, A, 0
+        else:
+            emb = inputs.variants.embedding(source.rules)
+            obs_index, action_index, n_obs, n_act, extra = (emb.obs_index, emb.action_index, emb.obs_size,
+                                                            emb.n_actions, inputs.variants.size)
+        columns = [obs_index]  # where each source input goes among this run's inputs
+        for block in range(int(source.inputs.mask) + int(source.inputs.prior is not None)):
+            columns.append(n_obs + extra + block * n_act + action_index)
+        columns = torch.as_tensor(np.concatenate(columns))
     new, old = dst.state_dict(), src.state_dict()
     with torch.no_grad():
         for key, value in old.items():
@@ -145,10 +140,10 @@ def init_from(model, path, inputs, game, rules) -> None:
             if target.shape[:1] != value.shape[:1] and not key.startswith("action_net.linear"):
                 raise ValueError(f"[policy] init: {path} has another network: weight {key!r} is {tuple(value.shape)} "
                                  f"there, {tuple(target.shape)} here")
-            if key.endswith("net.0.weight") and "mlp_extractor" in key:  # the first layer: by input column
+            if remap and key.endswith("net.0.weight") and "mlp_extractor" in key:  # the first layer: by input column
                 target.zero_()
                 target[:, columns] = value
-            elif key.startswith("action_net.linear"):  # the prior head: by action
+            elif remap and key.startswith("action_net.linear"):  # the prior head: by action
                 target.zero_()
                 target[torch.as_tensor(action_index)] = value
             elif target.shape == value.shape:

@@ -25,7 +25,7 @@ from pathlib import Path
 import envs
 from train.learn import budget as budgets
 from train.learn.budget import Budget, Clock, Plan
-from train.learn.config import Config, default_config, merge
+from train.learn.config import Config, default_config, merge, model_file
 
 #: Deals of the two evaluations that measure what a ``--minutes`` run's evaluations cost (after one of
 #: the first size that warms up what is built once).
@@ -317,7 +317,6 @@ def make_model(run: Run, venv):
         return resumed_model(run.out / "last.zip", venv, run.config)
     model = new_model(venv, run.config, run.inputs, run.seed)
     if run.config.policy.init:
-        from train.learn.config import model_file
         from train.learn.model import init_from
 
         init_from(model, model_file(run.config.policy.init), run.inputs, run.game, run.rules)
