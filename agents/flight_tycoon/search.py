@@ -15,7 +15,8 @@ standard errors of the heuristic's own choice go to the heuristic's order.
 Guided by a trained network (``guide=MODEL.zip``, a ``ppo`` model of these rules — the search of expert
 iteration): the candidates are the network's most likely actions (its choice first) and in the
 rollouts the network plays the searching seat, the heuristic the others (the table the search is
-judged at).
+judged at) — or, with ``guide_rollouts=false``, the heuristic plays every seat as in the plain search,
+which keeps its time per decision.
 
 All games × samples × candidates run as one batch on the core (in chunks of at most ``chunk``
 rollouts). The candidates of one sample share its random stream (common random numbers), so they
@@ -66,6 +67,8 @@ class SearchAgent(Agent):
         "gate": Knob(float, doc="standard errors by which a candidate must beat the heuristic's choice"),
         "chunk": Knob(int, 1, doc="the most rollouts stepped at once (memory)"),
         "guide": Knob(str, doc="a ppo model zip: its policy chooses the candidates and plays the searching seat"),
+        "guide_rollouts": Knob(bool, doc="with a guide: it plays the searching seat in the rollouts (off: the "
+                                         "heuristic plays every seat, as without a guide, in the plain search's time)"),
         "temperature": Knob(float, 0, doc="its policy as a training target: candidates weighted exp(mean gain / "
                                           "temperature), times its guide's policy (0: all on its choice)"),
         "order": Knob(float, 0, doc="with a temperature and no guide: logits its policy gives each later "
@@ -75,19 +78,21 @@ class SearchAgent(Agent):
     def __init__(self, seed: int | None = 0, rules: FlightTycoonRules | None = None, samples: int = 32,
                  candidates: int = 6, horizon: int = 16, ahead: float = 0.5, margin: float = 0.1, gate: float = 0.0,
                  chunk: int = 8192, guide: str | None = None, temperature: float = 0.0,
-                 order: float = 0.0) -> None:
+                 order: float = 0.0, guide_rollouts: bool = True) -> None:
         self.heuristic = HeuristicAgent(seed=seed, rules=rules)  # ranks the candidates
         self.rollout_policy = HeuristicAgent(seed=None if seed is None else seed + 1, rules=rules)  # plays every seat
         super().__init__(seed, rules)
         given = dict(samples=samples, candidates=candidates, horizon=horizon, ahead=ahead, margin=margin, gate=gate,
-                     chunk=chunk, temperature=temperature, order=order)
+                     chunk=chunk, temperature=temperature, order=order, guide_rollouts=guide_rollouts)
         v = {name: self.knobs[name].parse(value, f"search agent knob {name!r}") for name, value in given.items()}
         if v["order"] and guide:
             raise ValueError("search agent knob 'order' is for a search without a guide (a guide's logits are its "
                              "policy's prior)")
         self.samples, self.candidates, self.horizon, self.chunk = v["samples"], v["candidates"], v["horizon"], v["chunk"]
         self.ahead, self.margin, self.gate, self.temperature = v["ahead"], v["margin"], v["gate"], v["temperature"]
-        self.order = v["order"]
+        if not v["guide_rollouts"] and not guide:
+            raise ValueError("search agent knob 'guide_rollouts' is for a guided search (give guide=MODEL.zip)")
+        self.order, self.guide_rollouts = v["order"], v["guide_rollouts"]
         self._cores: dict = {}
         self.guide = None
         if guide:
@@ -212,7 +217,7 @@ class SearchAgent(Agent):
             step_keys = None if keys is None else decision_keys(0, keys, np.full(keys.size, steps))
             masks = core.legal_mask(state)
             actions = policy.act_on(facts, masks, step_keys)
-            if self.guide is not None:  # the searching seat plays the guide's moves
+            if self.guide is not None and self.guide_rollouts:  # the searching seat plays the guide's moves
                 mine = np.flatnonzero((to_act == seat) & ~state.done)
                 if mine.size:
                     actions[mine] = self.guide.act(core.observe(state, seat[mine], games=mine), masks[mine])

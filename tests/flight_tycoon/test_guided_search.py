@@ -32,12 +32,23 @@ def test_a_guided_search_tries_the_guides_best_actions_and_plays_one_of_them():
     assert ((chosen == top2[:, 0]) | (chosen == top2[:, 1])).all()
 
 
-def test_the_guide_plays_the_searching_seat_in_the_rollouts():
+def rollout_values(*specs):
+    """Each agent's rollout values of the same two candidates from the same samples and keys."""
     spec, core, state, seeds, decisions = position(GAME, 3)
-    plain = make_agent(GAME, "search:samples=2,candidates=2,horizon=6", core.rules)
-    guided = make_agent(GAME, SPEC, core.rules)
     view = spec.make_view(core, state, np.maximum(core.to_act(state), 0))
     cand = np.argsort(~core.legal_mask(state), axis=1, kind="stable")[:, :2]
     valid = np.take_along_axis(core.legal_mask(state), cand, 1)
     keys = np.arange(state.batch_size, dtype=np.uint64) + 7
-    assert not np.array_equal(plain.evaluate(view, cand, valid, keys), guided.evaluate(view, cand, valid, keys))
+    return [make_agent(GAME, s, core.rules).evaluate(view, cand, valid, keys) for s in specs]
+
+
+def test_the_guide_plays_the_searching_seat_in_the_rollouts():
+    plain, guided = rollout_values("search:samples=2,candidates=2,horizon=6", SPEC)
+    assert not np.array_equal(plain, guided)
+
+
+def test_without_guide_rollouts_the_heuristic_plays_every_seat_as_in_the_plain_search():
+    plain, guided = rollout_values("search:samples=2,candidates=2,horizon=6", SPEC + ",guide_rollouts=false")
+    assert np.array_equal(plain, guided)
+    with pytest.raises(ValueError, match="guide_rollouts.*guided search"):
+        make_agent(GAME, "search:guide_rollouts=false")
