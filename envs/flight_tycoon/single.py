@@ -105,7 +105,7 @@ class SingleGame(ReferenceGame):
         return super().explain_illegal(action)
 
     def observe(self, seat: int) -> np.ndarray:
-        """``float32 (obs_size,)``: all and only what ``seat`` may know (FT-13, FT-14), as the reference's."""
+        """``float32 (obs_size,)``: what ``seat`` may know (FT-13, FT-14), as the reference's."""
         p, n = self.plan, self.n
         at = p.at
         hand = at["hand"]
