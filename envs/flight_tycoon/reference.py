@@ -372,7 +372,8 @@ class ReferenceGame:
     # --- observation ---------------------------------------------------------------------------------
 
     def observe(self, seat: int) -> np.ndarray:
-        """``float32 (obs_size,)``: what ``seat`` may know (FT-13, FT-14; ``observation.py`` says what it leaves out), seats relative to it."""
+        """``float32 (obs_size,)``: what ``seat`` may know (FT-13, FT-14; what it leaves out: ``observation.py``),
+        seats relative to it."""
         lay, n = self.observation, self.n
         obs = np.zeros(lay.size, dtype=np.float32)
 
