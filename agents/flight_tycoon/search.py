@@ -15,7 +15,7 @@ standard errors of the heuristic's own choice go to the heuristic's order.
 Guided by a trained network (``guide=MODEL.zip``, a ``ppo`` model of these rules — the search of expert
 iteration): the candidates are the network's most likely actions (its choice first) and in the
 rollouts the network plays the searching seat, the heuristic the others (the table the search is
-judged at) — or, with ``guide_rollouts=false``, the heuristic plays every seat as in the plain search,
+judged at) — or, with ``guide_rollouts=off``, the heuristic plays every seat as in the plain search,
 which keeps its time per decision.
 
 All games × samples × candidates run as one batch on the core (in chunks of at most ``chunk``

@@ -48,7 +48,7 @@ def test_the_guide_plays_the_searching_seat_in_the_rollouts():
 
 
 def test_without_guide_rollouts_the_heuristic_plays_every_seat_as_in_the_plain_search():
-    plain, guided = rollout_values("search:samples=2,candidates=2,horizon=6", SPEC + ",guide_rollouts=false")
+    plain, guided = rollout_values("search:samples=2,candidates=2,horizon=6", SPEC + ",guide_rollouts=off")
     assert np.array_equal(plain, guided)
     with pytest.raises(ValueError, match="guide_rollouts.*guided search"):
-        make_agent(GAME, "search:guide_rollouts=false")
+        make_agent(GAME, "search:guide_rollouts=off")
