@@ -329,6 +329,7 @@ GAMES: dict[str, GameSpec] = {
                 "heuristic": "agents.flight_tycoon.heuristic:HeuristicAgent",
                 "search": "agents.flight_tycoon.search:SearchAgent",
             },
+            networks={"requests": "agents.flight_tycoon.requests:RequestPolicy"},
             opponent="heuristic",
             prior="heuristic",
             bench_games=1_200,

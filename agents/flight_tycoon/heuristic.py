@@ -143,9 +143,18 @@ def request_scores(facts: Facts, rules: FlightTycoonRules, vp_table: np.ndarray,
     """``float32 (B, (n−1)·24)``: expected value of every request (FT-8), in action order (FT-17).
 
     Value = P(landing) × (VP of the square with the new token, FT-11, + ``land_bonus``); see the module
-    docstring for the model of P(landing).
+    docstring for the model of P(landing) and :func:`request_odds`.
     """
-    B = facts.batch_size
+    p_land, known_bad, value = request_odds(facts, rules, vp_table, land_bonus)
+    return np.where(known_bad, np.float32(0), p_land * value[:, None, :]).reshape(facts.batch_size, -1)
+
+
+def request_odds(facts: Facts, rules: FlightTycoonRules, vp_table: np.ndarray,
+                 land_bonus: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The parts of :func:`request_scores`: P(landing) ``float32 (B, n−1, 24)`` for each target offset
+    and square, ``known_bad`` ``bool (B, n−1, 24)`` (the target surely holds a card of my months meeting
+    the square, so it collides), and the square's value if it lands ``float32 (B, 24)`` (FT-11's VP
+    with my token, + ``land_bonus``)."""
     mine = facts.months  # (B,) uint16: a card of these months collides (FT-10)
     bad = MONTHS_CARDS[mine]  # (B,) the cards of my months
     unknown = facts.unknown
@@ -174,7 +183,7 @@ def request_scores(facts: Facts, rules: FlightTycoonRules, vp_table: np.ndarray,
     p_land += np.where(free, table[base + loose_either], np.float32(0))
     count = np.minimum(facts.tokens + 1, vp_table.shape[1] - 1)  # tokens with mine (FT-11)
     value = vp_table[np.arange(N_SQUARES), count] + np.float32(land_bonus)  # (B, 24)
-    return np.where(known_bad, np.float32(0), p_land * value[:, None, :]).reshape(B, -1)
+    return p_land, known_bad, value
 
 
 def give_scores(facts: Facts, rules: FlightTycoonRules) -> np.ndarray:

@@ -127,7 +127,7 @@ class PolicyConfig:
     """``[policy]``: the network and what it reads (docs/training.md: mask and prior)."""
 
     network: str = knob("mlp", "the actor: 'mlp' (net_arch over the whole input) or a network the game offers "
-                        "(GameSpec.networks; docs/training.md#the-local-network)",
+                        "(GameSpec.networks; docs/training.md#the-local-network, #the-request-network)",
                         Allowed("'mlp' or a network the game offers", bool))
     net_arch: tuple[int, ...] = knob((512, 512), "hidden layers of the policy and of the value network (separate; "
                                      "network = 'local': the value network's)", WIDTHS)
@@ -141,7 +141,7 @@ class PolicyConfig:
     prior_ties: str = knob("first", "how equal best scores are read", _prior_ties())
     prior_ranks: int = knob(0, "k > 0: read the ranks of the prior's k best actions, not their scores", _prior_ranks())
     local_radius: int = knob(3, "network = 'local': the cells it sees each way around a candidate", between(1, 8))
-    local_width: int = knob(256, "network = 'local': the hidden width of its candidate scorer", at_least(1))
+    local_width: int = knob(256, "network = 'local' or 'requests': the hidden width of its candidate scorer", at_least(1))
     init: str = knob("", "start from the weights of this model zip (same network and inputs; a rule-general run "
                      "may start from a model of one rules set: the rule features start at weight 0); a relative "
                      "path is read from the working directory, else from the project's root")

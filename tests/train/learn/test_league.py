@@ -14,10 +14,11 @@ GAMES = envs.games()
 
 
 def league(seed, **changes):
+    """A league of snapshots, the heuristic and random players (``changes``: other ``[league]`` settings)."""
     from train.learn.league import League
 
     game = MULTI
-    config = default_config(MULTI.id).replace("league", **changes)
+    config = default_config(MULTI.id).replace("league", **{"self": 0.35, "heuristic": 0.6, "random": 0.05, **changes})
     return League(game, game.make_rules(), config.league, seed)
 
 
