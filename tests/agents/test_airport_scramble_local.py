@@ -1,6 +1,7 @@
 """The ``local`` policy network of Airport Scramble (agents/airport_scramble/local.py): it scores the
 prior agent's k best actions only, starts as the prior agent, learns a teacher's departures from it,
-trains, saves and plays as any model, and refuses settings it cannot be built with."""
+and refuses settings it cannot be built with (its training through the CLI and the refusal of a
+rule-general run: tests/train/learn/test_networks.py)."""
 
 import numpy as np
 import pytest
@@ -13,7 +14,6 @@ import envs  # noqa: E402
 from agents.airport_scramble.local import OUTSIDE, LocalFeatures, LocalPolicy  # noqa: E402
 from agents.ppo import Inputs, PPOAgent, rank_features  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
-from train import cli  # noqa: E402
 from train.learn.config import default_config  # noqa: E402
 from train.learn.model import learner_env, new_model  # noqa: E402
 from train.learn.warm_start import clone  # noqa: E402
@@ -140,33 +140,11 @@ def test_each_patch_cell_reads_the_table_as_the_docstring_says(options):
                     at += features.channels
 
 
-def test_a_local_model_trains_saves_and_plays_through_the_cli(tmp_path):
-    config = tmp_path / "local.toml"
-    config.write_text('[train]\nnum_envs = 8\neval_games = 20\n[policy]\nnetwork = "local"\nprior_ranks = 4\n'
-                      'local_width = 16\n[warm_start]\nteacher = "heuristic"\ngames = 8\nepochs = 1\n'
-                      '[budget]\nmin_teacher_games = 1\n')
-    out = tmp_path / "run"
-    assert cli.main(["train", GAME.id, "--steps", "256", "--config", str(config), "--out", str(out), "--no-progress"]) == 0
-    agent = make_agent(GAME.id, f"ppo:path={out / 'best.zip'}", GAME.make_rules())
-    assert isinstance(agent.policy, LocalPolicy) and agent.policy.width == 16
-    obs, masks = positions(games=4, moves=2)
-    assert masks[np.arange(len(obs)), agent.act(obs, masks)].all()
-
-
 @pytest.mark.parametrize("change, message", [({"prior_ranks": 0}, "prior_ranks = k"),
                                              ({"prior": ""}, "set \\[policy\\] prior")])
 def test_a_local_network_without_the_prior_agents_ranks_is_refused(change, message):
     with pytest.raises(ValueError, match=message):
         local_model(**change)
-
-
-def test_a_rule_general_local_network_is_refused_in_one_line_and_writes_nothing(tmp_path, capsys):
-    config = tmp_path / "local.toml"
-    config.write_text('[policy]\nnetwork = "local"\n[warm_start]\ngames = 0\n')
-    out = tmp_path / "run"
-    assert cli.main(["train", GAME.id, "--general", "--steps", "256", "--config", str(config), "--out", str(out),
-                     "--no-progress"]) == 2
-    assert "it cannot be rule-general" in capsys.readouterr().err and not out.exists()
 
 
 def test_the_game_trains_and_ships_the_local_network_and_its_rule_general_config_an_mlp():

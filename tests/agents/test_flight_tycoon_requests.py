@@ -1,6 +1,7 @@
 """The ``requests`` policy network of Flight Tycoon (agents/flight_tycoon/requests.py): it adds one shared
 scorer to the heuristic's k best legal requests, starts as the prior policy, learns a teacher that asks
-otherwise, trains, saves and plays as any model, and refuses settings it cannot be built with."""
+otherwise, and refuses settings it cannot be built with (its training through the CLI and the refusal
+of a rule-general run: tests/train/learn/test_networks.py)."""
 
 import numpy as np
 import pytest
@@ -17,7 +18,6 @@ from agents.ppo import Inputs, PPOAgent, PriorHead  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from envs.flight_tycoon.observation import ObservationLayout  # noqa: E402
 from envs.flight_tycoon.rules import N_CARDS, N_SQUARES, SQUARE_BITS  # noqa: E402
-from train import cli  # noqa: E402
 from train.learn.config import default_config  # noqa: E402
 from train.learn.model import learner_env, new_model  # noqa: E402
 from train.learn.warm_start import clone  # noqa: E402
@@ -119,33 +119,11 @@ def test_the_request_network_learns_a_teacher_that_always_asks_for_the_heuristic
     assert before < 0.2 and after > 0.8
 
 
-def test_a_request_model_trains_saves_and_plays_through_the_cli(tmp_path):
-    config = tmp_path / "requests.toml"
-    config.write_text('[train]\nnum_envs = 8\neval_games = 20\n[policy]\nnetwork = "requests"\nlocal_width = 16\n'
-                      '[warm_start]\nteacher = "heuristic"\ngames = 8\nepochs = 1\n[budget]\nmin_teacher_games = 1\n'
-                      '[league]\nself = 0.0\nheuristic = 1.0\nrandom = 0.0\n')
-    out = tmp_path / "run"
-    assert cli.main(["train", GAME.id, "--steps", "256", "--config", str(config), "--out", str(out), "--no-progress"]) == 0
-    agent = make_agent(GAME.id, f"ppo:path={out / 'best.zip'}", GAME.make_rules())
-    assert isinstance(agent.policy, RequestPolicy) and agent.policy.width == 16
-    obs, masks = requests(games=4, moves=4)
-    assert masks[np.arange(len(obs)), agent.act(obs, masks)].all()
-
-
 @pytest.mark.parametrize("change, message", [({"prior": ""}, "set \\[policy\\] prior = 'heuristic'"),
                                              ({"sees_mask": False}, "sees_mask = true")])
 def test_a_request_network_without_the_prior_or_the_mask_is_refused(change, message):
     with pytest.raises(ValueError, match=message):
         request_model(**change)
-
-
-def test_a_rule_general_request_network_is_refused_in_one_line_and_writes_nothing(tmp_path, capsys):
-    config = tmp_path / "requests.toml"
-    config.write_text('[policy]\nnetwork = "requests"\n[warm_start]\ngames = 0\n')
-    out = tmp_path / "run"
-    assert cli.main(["train", GAME.id, "--general", "--steps", "256", "--config", str(config), "--out", str(out),
-                     "--no-progress"]) == 2
-    assert "it cannot be rule-general" in capsys.readouterr().err and not out.exists()
 
 
 def test_the_game_trains_and_ships_the_request_network_and_its_rule_general_config_an_mlp():
