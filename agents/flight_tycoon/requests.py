@@ -1,12 +1,13 @@
 """The ``requests`` policy network of Flight Tycoon (``[policy] network = "requests"``, issue 20).
 
-Where the search agent beats the network is in its requests (FT-8): allowed to search the requests
-alone, with the shipped network on every other decision, it plays as well as the whole search. The
-MLP's output layer learns each of the (n − 1)·24 requests on its own row. This network adds to the
-prior policy's logits (:class:`agents.ppo.PriorPolicy`: the MLP over the whole input, plus the
-heuristic's preferences) one small network, the same for every request, that scores a request from
-what the heuristic weighs and what it leaves out (:class:`RequestFeatures`): the chance of a landing
-and its VP, the target's standing and hand, the square's tokens and how many of its months I hold.
+Where the search agent beats the MLP policy is in its requests (FT-8): allowed to search the requests
+alone, with the MLP on every other decision, it plays as well as the whole search
+(``benchmarks/search_gain_by_decision.py``). The MLP's output layer learns each of the (n − 1)·24
+requests on its own row. This network adds to the prior policy's logits (:class:`agents.ppo.PriorPolicy`:
+the MLP over the whole input, plus the heuristic's preferences) one small network, the same for every
+request, that scores each of the heuristic's k best legal requests from what the heuristic weighs and
+what it leaves out (:class:`RequestFeatures`): the chance of a landing and its VP, the target's
+standing and hand, the square's tokens and how many of its months I hold.
 Its last layer starts near 0, so the untrained policy is the prior policy. A plain
 ``MaskableActorCriticPolicy`` otherwise: cloning, PPO, saving, loading and ``ppo:path=`` play it unchanged.
 """
@@ -22,6 +23,8 @@ from agents.ppo import PriorExtractor, PriorHead, PriorPolicy
 from envs.flight_tycoon.observation import ObservationLayout
 from envs.flight_tycoon.rules import N_CARDS, N_SQUARES, SQUARE_BITS, SQUARE_KIND, SQUARE_MONTHS, landing_vp_table
 
+#: The heuristic's value of a landing beyond its VP (its default ``land_bonus``), in the VP at stake.
+LAND_BONUS = 0.25
 _MONTH_WEIGHT = (1 << np.arange(12)).astype(np.uint16)
 #: ``uint16 (24,)``: each square's months (12-bit sets; an airline square: all twelve).
 _SQUARE_MONTHS = np.where(SQUARE_MONTHS.any(1), (SQUARE_MONTHS * _MONTH_WEIGHT).sum(1), 0xFFF).astype(np.uint16)
@@ -38,14 +41,15 @@ class RequestFeatures:
     the square (one-hot) and its kind (one-hot), its tokens, the share of its months I hold, the cards
     meeting it that I cannot locate and those of them of my months (÷ 12), whether it has tokens; the
     target (offset one-hot), its VP and mine (÷ 10) and their difference, whether it leads, its hand
-    and hidden cards (÷ 12), its located cards, all and those meeting the square, all and of my months
-    (÷ 12); the game's stock and deck (÷ their scales)."""
+    and hidden cards (÷ 12), the cards I locate there — all, those meeting the square, and those of
+    them of my months (÷ 12); the game's stock and deck (÷ their scales). Laid out as those 20 figures,
+    then the square, square-kind and target one-hots."""
 
     def __init__(self, rules, candidates: int = 8) -> None:
         self.rules, self.layout, self.k = rules, ObservationLayout(rules), int(candidates)
         self.n = rules.n_players
         self.vp_table = landing_vp_table(rules).astype(np.float32)
-        self.vp_top = max(1.0, float(self.vp_table.max()) + 0.25)
+        self.vp_top = max(1.0, float(self.vp_table.max()) + LAND_BONUS)
         self.square_eye = np.eye(N_SQUARES, dtype=np.float32)
         self.kind_eye = np.eye(int(SQUARE_KIND.max()) + 1, dtype=np.float32)[SQUARE_KIND]  # (24, 5)
         self.target_eye = np.eye(self.n - 1, dtype=np.float32)
@@ -54,7 +58,7 @@ class RequestFeatures:
     def __call__(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         facts = Facts.read(self.layout, np.asarray(observations, np.float32))
         B, T, Q = facts.batch_size, self.n - 1, N_SQUARES
-        p_land, known_bad, value = request_odds(facts, self.rules, self.vp_table, 0.25)
+        p_land, known_bad, value = request_odds(facts, self.rules, self.vp_table, LAND_BONUS)
         value = value / np.float32(self.vp_top)  # (B, 24)
         score = np.where(known_bad, 0.0, p_land * value[:, None, :]).reshape(B, T * Q)
         legal = np.asarray(masks, bool)[:, N_CARDS:]
@@ -99,7 +103,7 @@ class RequestExtractor(PriorExtractor):
         self.obs_size = obs_size
         self.latent_dim_pi = inner.latent_dim_pi + obs_size + 2 * prior_size
 
-    def forward_actor(self, features):
+    def forward_actor(self, features):  # the input: observation, legal mask (A entries), prior (A entries)
         return torch.cat([self.inner.forward_actor(features), features[:, :self.obs_size + self.prior_size],
                           features[:, -self.prior_size:]], dim=1)
 
@@ -133,7 +137,8 @@ class RequestPolicy(PriorPolicy):
     """The prior policy with the request network added to its request logits (module docstring).
 
     ``rules``: the rules' options (``rules.to_dict()``, kept in the model zip); ``obs_size``: where the
-    observation ends in the input; ``width``: the request network's hidden width."""
+    observation ends in the input; ``width``: the request network's hidden width; ``candidates``: how many
+    of the heuristic's best legal requests it scores."""
 
     def __init__(self, *args, rules: dict, obs_size: int, width: int = 64, candidates: int = 8, **kwargs) -> None:
         from envs.flight_tycoon.rules import FlightTycoonRules
