@@ -320,12 +320,16 @@ class PriorPolicy(MaskableActorCriticPolicy):
 
     def _build(self, lr_schedule) -> None:
         super()._build(lr_schedule)
-        head = PriorHead(self.mlp_extractor.inner.latent_dim_pi, self.action_space.n, self.prior_scale,
-                         learn_scale=self.learn_prior_scale)
+        head = self._head()
         if self.ortho_init:
             head.linear.apply(lambda m: self.init_weights(m, gain=0.01))
         self.action_net = head.to(self.device)
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+    def _head(self) -> PriorHead:
+        """The action head (a subclass may return a :class:`PriorHead` of its own, under the same weight names)."""
+        return PriorHead(self.mlp_extractor.inner.latent_dim_pi, self.action_space.n, self.prior_scale,
+                         learn_scale=self.learn_prior_scale)
 
     def _get_constructor_parameters(self) -> dict:
         return {**super()._get_constructor_parameters(), "prior_scale": self.prior_scale,

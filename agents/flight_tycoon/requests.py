@@ -21,13 +21,10 @@ from agents.flight_tycoon.facts import MONTHS_CARDS, Facts
 from agents.flight_tycoon.heuristic import request_odds
 from agents.ppo import PriorExtractor, PriorHead, PriorPolicy
 from envs.flight_tycoon.observation import ObservationLayout
-from envs.flight_tycoon.rules import N_CARDS, N_SQUARES, SQUARE_BITS, SQUARE_KIND, SQUARE_MONTHS, landing_vp_table
+from envs.flight_tycoon.rules import N_CARDS, N_SQUARES, SQUARE_BITS, SQUARE_KIND, landing_vp_table
 
 #: The heuristic's value of a landing beyond its VP (its default ``land_bonus``), in the VP at stake.
 LAND_BONUS = 0.25
-_MONTH_WEIGHT = (1 << np.arange(12)).astype(np.uint16)
-#: ``uint16 (24,)``: each square's months (12-bit sets; an airline square: all twelve).
-_SQUARE_MONTHS = np.where(SQUARE_MONTHS.any(1), (SQUARE_MONTHS * _MONTH_WEIGHT).sum(1), 0xFFF).astype(np.uint16)
 
 
 class RequestFeatures:
@@ -70,9 +67,8 @@ class RequestFeatures:
         mine = facts.months
         bad = MONTHS_CARDS[mine]
         unknown = facts.unknown
-        sq_months = _SQUARE_MONTHS[q]  # (B, k)
-        held = np.bitwise_count(sq_months & mine[:, None]) / np.bitwise_count(sq_months)
         cards = SQUARE_BITS[q]  # (B, k)
+        held = np.bitwise_count(cards & bad[:, None]) / np.bitwise_count(cards)  # = the share of its months I hold
         tokens = facts.tokens[rows, q]
         target = facts.located[:, 1:][rows, t]  # (B, k) what I can locate in the target's hand
         vp = facts.vp.astype(np.float64)
@@ -165,15 +161,12 @@ class RequestPolicy(PriorPolicy):
         super()._build_mlp_extractor()
         self.mlp_extractor = RequestExtractor(self.mlp_extractor.inner, self.action_space.n, self.obs_size)
 
-    def _build(self, lr_schedule) -> None:
-        super()._build(lr_schedule)
+    def _head(self) -> RequestHead:
         head = RequestHead(self.rules, self.mlp_extractor.inner.latent_dim_pi, self.obs_size, self.action_space.n,
                            self.prior_scale, self.learn_prior_scale, self.width, self.candidates)
         if self.ortho_init:
-            head.linear.apply(lambda m: self.init_weights(m, gain=0.01))
-            head.score[-1].apply(lambda m: self.init_weights(m, gain=0.01))
-        self.action_net = head.to(self.device)
-        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+            head.score[-1].apply(lambda m: self.init_weights(m, gain=0.01))  # starts as the prior policy
+        return head
 
     def _get_constructor_parameters(self) -> dict:
         return {**super()._get_constructor_parameters(), "rules": self.rules_options, "obs_size": self.obs_size,
