@@ -19,11 +19,15 @@ import numpy as np
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
+from agents.airport_scramble.heuristic import UNIT, plan_scores
 from agents.airport_scramble.planning import Geometry, Table
 from envs.airport_scramble.actions import KINDS
 
 #: The logit of an action outside the prior agent's k best (the candidates' scores are near 0).
 OUTSIDE = -30.0
+
+#: The heuristic's plan as each candidate reads it with ``plan`` (:meth:`LocalFeatures.plan_figures`).
+PLAN_FIGURES = 6
 
 
 class LocalFeatures:
@@ -35,16 +39,18 @@ class LocalFeatures:
     colour one-hot, the plane, the ticket's origin, its destination]; the played card's H and V colours
     (one-hot with "none"); the game's counts (die / 8, points / 4, aboard, a ticket is current, the
     AS-15 line choice, deck / 48, the share of cells with a card) and the cards of each colour pair
-    still to come / 5; the action's kind (one-hot)."""
+    still to come / 5; the action's kind (one-hot). With ``plan``, then the heuristic's plan
+    (:meth:`plan_figures`, which needs the legal masks)."""
 
-    def __init__(self, rules, radius: int = 3) -> None:
+    def __init__(self, rules, radius: int = 3, plan: bool = False) -> None:
         if not 1 <= radius <= 8:
             raise ValueError(f"the local network's radius must be in 1..8, got {radius}")
-        self.geo, self.radius = Geometry(rules), radius
+        self.geo, self.radius, self.plan = Geometry(rules), radius, bool(plan)
         self.kinds = np.eye(len(KINDS), dtype=np.float32)[self.geo.actions.index_kinds()]
         side = 2 * radius + 1
         self.channels = 5 + 2 * self.geo.n_colors
         self.size = side * side * self.channels + 2 * (self.geo.n_colors + 1) + 7 + self.geo.n_colors**2 + len(KINDS)
+        self.size += PLAN_FIGURES if self.plan else 0
         codes = np.arange(1 << self.channels)  # (2**13 with 4 colours; 2**17, 8.9 MB, with 6)
         self.bits = ((codes[:, None] >> np.arange(self.channels)) & 1).astype(np.float32)  # a code's channels
 
@@ -59,7 +65,28 @@ class LocalFeatures:
         landing = geo.landing(table.plane[:, None], actions)
         return np.where(landing >= 0, landing, cell)
 
-    def __call__(self, observations: np.ndarray, actions: np.ndarray) -> np.ndarray:
+    def plan_figures(self, table: Table, masks: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """``float32 (n, k, 6)``: what the heuristic's plan (:func:`heuristic.plan_scores`, in action points,
+        lower is better) says of each candidate ``actions`` ``int64 (n, k)`` given the legal ``masks``
+        ``bool (n, A)``: its score and the best one (each as sign · log(1 + |points|) / 4: the plan's
+        modes shift scores by hundreds of points), its gap to the best (log(1 + gap) / 4, and the gap
+        itself capped at 4 points, / 4), whether it is within one point of the best, and whether it
+        is within one point of the next candidate (a near tie the heuristic's order broke)."""
+        plan = plan_scores(self.geo, table, masks).all
+        score = np.take_along_axis(plan, actions, axis=1).astype(np.float64) / UNIT  # (n, k)
+        best = plan.min(axis=1, keepdims=True).astype(np.float64) / UNIT
+        gap = np.maximum(score - best, 0.0)
+        after = np.concatenate([score[:, 1:], score[:, -1:] + 2.0], axis=1)
+
+        def signed_log(points):
+            return np.sign(points) * np.log1p(np.abs(points)) / 4
+
+        return np.stack([signed_log(score), np.broadcast_to(signed_log(best), score.shape), np.log1p(gap) / 4,
+                         np.minimum(gap, 4.0) / 4, gap < 1.0, np.abs(after - score) < 1.0], axis=2).astype(np.float32)
+
+    def __call__(self, observations: np.ndarray, actions: np.ndarray, masks: np.ndarray | None = None) -> np.ndarray:
+        """The features ``float32 (n, k, size)``; ``masks`` ``bool (n, A)``, the legal masks, are read
+        with ``plan`` only (and needed then)."""
         geo, R, nc, G = self.geo, self.radius, self.geo.n_colors, self.geo.G
         t = Table.from_observations(geo, np.asarray(observations, np.float32))
         actions = np.asarray(actions, np.int64)
@@ -91,19 +118,25 @@ class LocalFeatures:
         counts = np.stack([t.die / 8, t.points / 4, t.aboard, t.active, t.choosing, t.deck_size / 48,
                            (t.hcol >= 0).mean(axis=1)], axis=1)
         table = np.concatenate([counts, t.available / 5], axis=1).astype(np.float32)
-        return np.concatenate([patch, card, np.repeat(table[:, None], k, axis=1), self.kinds[actions]], axis=2)
+        parts = [patch, card, np.repeat(table[:, None], k, axis=1), self.kinds[actions]]
+        if self.plan:
+            if masks is None:
+                raise ValueError("the local network's plan figures need the legal masks")
+            parts.append(self.plan_figures(t, np.asarray(masks, bool), actions))
+        return np.concatenate(parts, axis=2)
 
 
 class LocalHead(torch.nn.Module):
     """Action logits ``(B, A)`` from the policy's input ``(B, O + … + A)`` (the observation first, the
     prior agent's rank features last): each of the k ranked candidates scored by one shared MLP (two
     layers of ``width``, ReLU) over its :class:`LocalFeatures` and its rank (one-hot), plus
-    ``prior_scale`` × its rank feature; :data:`OUTSIDE` for every other action."""
+    ``prior_scale`` × its rank feature; :data:`OUTSIDE` for every other action. With ``plan`` the
+    features read the legal mask, which the input holds right after the observation."""
 
     def __init__(self, rules, obs_size: int, n_actions: int, candidates: int, radius: int, width: int,
-                 prior_scale: float) -> None:
+                 prior_scale: float, plan: bool = False) -> None:
         super().__init__()
-        self.features = LocalFeatures(rules, radius)
+        self.features = LocalFeatures(rules, radius, plan)
         self.obs_size, self.n_actions, self.k, self.prior_scale = obs_size, n_actions, candidates, prior_scale
         self.score = torch.nn.Sequential(torch.nn.Linear(self.features.size + candidates, width), torch.nn.ReLU(),
                                          torch.nn.Linear(width, width), torch.nn.ReLU(), torch.nn.Linear(width, 1))
@@ -112,7 +145,10 @@ class LocalHead(torch.nn.Module):
         ranks = x[:, -self.n_actions:]
         value, cand = torch.topk(ranks, self.k, dim=1, sorted=True)  # rank features: 1, 1 − 1/16, …; 0 outside
         observations = x[:, :self.obs_size].detach().cpu().numpy()
-        local = torch.as_tensor(self.features(observations, cand.cpu().numpy()), device=x.device)
+        masks = None
+        if self.features.plan:  # the legal mask, right after the observation
+            masks = x[:, self.obs_size:self.obs_size + self.n_actions].detach().cpu().numpy() > 0.5
+        local = torch.as_tensor(self.features(observations, cand.cpu().numpy(), masks), device=x.device)
         rank = torch.eye(self.k, device=x.device).expand(len(x), self.k, self.k)
         scores = self.score(torch.cat([local, rank], dim=2)).squeeze(-1) + self.prior_scale * value
         scores = torch.where(value > 0, scores, torch.full_like(scores, OUTSIDE))
@@ -143,14 +179,16 @@ class LocalPolicy(MaskableActorCriticPolicy):
     ``rules``: the rules' options (``rules.to_dict()``, kept in the model zip); ``obs_size``: where the
     observation ends in the input; ``candidates``: k, the prior agent's ranked actions in the input's
     last A entries; ``radius``, ``width``: the local network's view and hidden width; ``prior_scale``:
-    logits per unit of rank feature. ``net_arch`` shapes the value network only."""
+    logits per unit of rank feature; ``plan``: each candidate also reads the heuristic's plan of it
+    (:meth:`LocalFeatures.plan_figures`; the input must hold the legal mask). ``net_arch`` shapes the
+    value network only."""
 
     def __init__(self, *args, rules: dict, obs_size: int, candidates: int = 4, radius: int = 3, width: int = 256,
-                 prior_scale: float = 32.0, **kwargs) -> None:
+                 prior_scale: float = 32.0, plan: bool = False, **kwargs) -> None:
         from envs.airport_scramble.rules import AirportScrambleRules
 
         self.rules_options, self.obs_size, self.candidates = dict(rules), int(obs_size), int(candidates)
-        self.radius, self.width, self.prior_scale = int(radius), int(width), float(prior_scale)
+        self.radius, self.width, self.prior_scale, self.plan = int(radius), int(width), float(prior_scale), bool(plan)
         self.rules = AirportScrambleRules.from_options(self.rules_options)
         super().__init__(*args, **kwargs)
 
@@ -166,11 +204,14 @@ class LocalPolicy(MaskableActorCriticPolicy):
         if inputs.variants is not None:
             raise ValueError("[policy] network = 'local' reads one rules set's grid: it cannot be rule-general "
                              "([variants] ranges must be empty)")
+        if config.local_plan and not inputs.mask:
+            raise ValueError("[policy] local_plan = true reads the legal mask: set [policy] sees_mask = true")
         from envs.airport_scramble.observation import ObservationLayout
 
         return {"net_arch": {"pi": [], "vf": list(config.net_arch)},  # the actor is the local network
                 "rules": rules.to_dict(), "obs_size": ObservationLayout(rules).size, "candidates": inputs.prior_ranks,
-                "radius": config.local_radius, "width": config.local_width, "prior_scale": config.prior_scale}
+                "radius": config.local_radius, "width": config.local_width, "prior_scale": config.prior_scale,
+                "plan": config.local_plan}
 
     def _build_mlp_extractor(self) -> None:
         super()._build_mlp_extractor()
@@ -179,7 +220,7 @@ class LocalPolicy(MaskableActorCriticPolicy):
     def _build(self, lr_schedule) -> None:
         super()._build(lr_schedule)
         self.action_net = LocalHead(self.rules, self.obs_size, self.action_space.n, self.candidates, self.radius,
-                                    self.width, self.prior_scale).to(self.device)
+                                    self.width, self.prior_scale, self.plan).to(self.device)
         if self.ortho_init:
             self.action_net.score[-1].apply(lambda m: self.init_weights(m, gain=0.01))
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
@@ -187,4 +228,4 @@ class LocalPolicy(MaskableActorCriticPolicy):
     def _get_constructor_parameters(self) -> dict:
         return {**super()._get_constructor_parameters(), "rules": self.rules_options, "obs_size": self.obs_size,
                 "candidates": self.candidates, "radius": self.radius, "width": self.width,
-                "prior_scale": self.prior_scale}
+                "prior_scale": self.prior_scale, "plan": self.plan}

@@ -51,8 +51,9 @@ def positions(games=32, moves=6, seed=0):
     return np.concatenate(obs), np.concatenate(masks)
 
 
-def test_only_the_prior_agents_k_best_actions_get_scores_and_the_untrained_policy_plays_its_first():
-    model, inputs = local_model()
+@pytest.mark.parametrize("plan", [False, True])
+def test_only_the_prior_agents_k_best_actions_get_scores_and_the_untrained_policy_plays_its_first(plan):
+    model, inputs = local_model(local_plan=plan)
     obs, masks = positions()
     x = inputs(obs, masks)
     logits = logits_of(model.policy, x)
@@ -64,8 +65,9 @@ def test_only_the_prior_agents_k_best_actions_get_scores_and_the_untrained_polic
     np.testing.assert_array_equal(agent.act(obs, masks), heuristic.act(obs, masks))
 
 
-def test_the_local_network_learns_a_teacher_that_always_takes_the_heuristics_second_choice():
-    model, inputs = local_model(seed=1)
+@pytest.mark.parametrize("plan", [False, True])
+def test_the_local_network_learns_a_teacher_that_always_takes_the_heuristics_second_choice(plan):
+    model, inputs = local_model(seed=1, local_plan=plan)
     obs, masks = positions(games=48)
     x = inputs(obs, masks)
     ranks = rank_features(inputs.prior_agent.scores(obs, masks), K)
@@ -140,8 +142,34 @@ def test_each_patch_cell_reads_the_table_as_the_docstring_says(options):
                     at += features.channels
 
 
+def test_the_plan_figures_read_the_heuristics_score_of_each_candidate():
+    """With ``local_plan`` each candidate reads the heuristic's plan: its score (action points, lower is
+    better), the best, the gap — checked against the heuristic's own ``scores`` (minus the cost)."""
+    rules = GAME.make_rules()
+    obs, masks = positions(games=24, moves=8)
+    heuristic = make_agent(GAME.id, "heuristic", rules)
+    values = heuristic.scores(obs, masks)  # −cost in action points, −inf where illegal
+    candidates = np.argsort(-values, axis=1, kind="stable")[:, :K]
+    legal = np.isfinite(np.take_along_axis(values, candidates, axis=1)).all(1)
+    obs, masks, values, candidates = obs[legal], masks[legal], values[legal], candidates[legal]
+    features = LocalFeatures(rules, radius=1, plan=True)
+    figures = features(obs, candidates, masks)[:, :, -6:]
+    assert features.size == LocalFeatures(rules, radius=1).size + 6
+    cost = -np.take_along_axis(values, candidates, axis=1)
+    gap = cost - cost[:, :1]
+    np.testing.assert_allclose(figures[..., 0], np.sign(cost) * np.log1p(np.abs(cost)) / 4, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(figures[..., 1], np.sign(cost[:, :1]) * np.log1p(np.abs(cost[:, :1])) / 4 + 0 * cost,
+                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(figures[..., 3], np.minimum(gap, 4) / 4, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(figures[..., 4], gap < 1)
+    assert (gap[:, 1:] > 0).any() and (figures[:, 1:, 4] == 0).any() and (figures[:, 1:, 4] == 1).any()
+    with pytest.raises(ValueError, match="need the legal masks"):
+        features(obs, candidates)
+
+
 @pytest.mark.parametrize("change, message", [({"prior_ranks": 0}, "prior_ranks = k"),
-                                             ({"prior": ""}, "set \\[policy\\] prior")])
+                                             ({"prior": ""}, "set \\[policy\\] prior"),
+                                             ({"local_plan": True, "sees_mask": False}, "sees_mask = true")])
 def test_a_local_network_without_the_prior_agents_ranks_is_refused(change, message):
     with pytest.raises(ValueError, match=message):
         local_model(**change)

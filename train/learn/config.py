@@ -141,6 +141,8 @@ class PolicyConfig:
     prior_ties: str = knob("first", "how equal best scores are read", _prior_ties())
     prior_ranks: int = knob(0, "k > 0: read the ranks of the prior's k best actions, not their scores", _prior_ranks())
     local_radius: int = knob(3, "network = 'local': the cells it sees each way around a candidate", between(1, 8))
+    local_plan: bool = knob(False, "network = 'local': each candidate also reads the heuristic's plan of it (its "
+                            "score, the best score, its gap to the best; needs sees_mask)")
     local_width: int = knob(256, "network = 'local' or 'requests': the hidden width of its candidate scorer", at_least(1))
     init: str = knob("", "start from the weights of this model zip (same network and inputs; a rule-general run "
                      "may start from a model of one rules set: the rule features start at weight 0); a relative "
