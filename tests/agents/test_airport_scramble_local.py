@@ -158,8 +158,8 @@ def test_the_plan_figures_read_the_heuristics_score_of_each_candidate():
     cost = -np.take_along_axis(values, candidates, axis=1)
     gap = cost - cost[:, :1]
     np.testing.assert_allclose(figures[..., 0], np.sign(cost) * np.log1p(np.abs(cost)) / 4, rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(figures[..., 1], np.sign(cost[:, :1]) * np.log1p(np.abs(cost[:, :1])) / 4 + 0 * cost,
-                               rtol=1e-5, atol=1e-6)
+    best = np.broadcast_to(cost[:, :1], cost.shape)
+    np.testing.assert_allclose(figures[..., 1], np.sign(best) * np.log1p(np.abs(best)) / 4, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(figures[..., 3], np.minimum(gap, 4) / 4, rtol=1e-5, atol=1e-6)
     np.testing.assert_array_equal(figures[..., 4], gap < 1)
     assert (gap[:, 1:] > 0).any() and (figures[:, 1:, 4] == 0).any() and (figures[:, 1:, 4] == 1).any()
