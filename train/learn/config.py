@@ -169,6 +169,8 @@ class WarmStartConfig:
 
     teacher: str = knob("search", "the agent whose decisions the policy clones (an agent spec)")
     opponent: str = knob("", "multi-player games: the agent in the other seats ('' = the teacher everywhere)")
+    player: str = knob("", "the agent whose moves are played in the teacher's seat while the teacher labels "
+                       "the states they reach (DAgger, e.g. 'ppo:path=runs/x/best.zip'; '' = the teacher plays)")
     play_batch: int = knob(512, "teacher games played at once (one chunk)", at_least(1))
     workers: int = knob(1, "processes sharing the teacher's chunks", at_least(1))
     games: int = knob(12_000, "teacher games of the full budget (a smaller budget plays fewer; 0 = no warm start)",
@@ -178,6 +180,8 @@ class WarmStartConfig:
     learning_rate: float = knob(1e-4, "cloning's Adam step size", between(0, 1, open_low=True))
     seed: int = knob(2_000_003, "seed of the teacher's deals", at_least(0))
     decisions: str = knob("", "a warm_start.npz saved by an earlier run of the same settings: reuse its games")
+    also: tuple[str, ...] = knob((), "warm_start.npz files of earlier runs (any teacher, player or seed; the same "
+                                 "game, rules and gamma) whose decisions are added to this run's (DAgger's aggregate)")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -270,15 +274,16 @@ def describe(table: str) -> list[tuple[str, str, str, str, str]]:
 
 
 def _type_name(kind) -> str:
-    return "list of int" if typing.get_origin(kind) is tuple else kind.__name__
+    return f"list of {typing.get_args(kind)[0].__name__}" if typing.get_origin(kind) is tuple else kind.__name__
 
 
 def _checked(table: str, key: str, kind, value, field, where: str):
     """``value`` as field ``[table] key`` holds it (``kind``), or ``ValueError`` naming the field."""
     name = f"{where}: [{table}] {key}"
     if typing.get_origin(kind) is tuple:
-        if not isinstance(value, (list, tuple)) or not all(isinstance(w, int) and not isinstance(w, bool) for w in value):
-            raise ValueError(f"{name} must be a list of integers, got {value!r}")
+        item = typing.get_args(kind)[0]
+        if not isinstance(value, (list, tuple)) or not all(isinstance(w, item) and not isinstance(w, bool) for w in value):
+            raise ValueError(f"{name} must be a list of {'integers' if item is int else 'strings'}, got {value!r}")
         value = tuple(value)
     elif kind is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):

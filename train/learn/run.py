@@ -331,8 +331,14 @@ def make_plan(run: Run, model, venv):
     """Step 4: the budget's shares (``train.learn.budget``) in ``run.plan``, announced; under ``--minutes``
     the teacher's first chunk, two small evaluations and a few PPO steps measure how fast they play.
     Returns the model (a new one if its rollouts had to be shortened to fit the budget)."""
+    from train.learn.warm_start import SHARED_META, check_decisions
+
     warm = run.config.warm_start
     warm_games = 0 if run.resumed else warm.games
+    if warm_games:  # before any teacher game: the saved decisions it adds must serve this run
+        shared = {key: value for key, value in teacher_meta(run).items() if key in SHARED_META}
+        for path in warm.also:
+            check_decisions(Path(path), shared, knob="also")
     run.say(f"{run.game.id}, {run.rules.label()}: {'continuing to' if run.resumed else 'budget'} "
             f"{run.budget.describe()}" + (f" ({run.session.describe()} left)" if run.resumed else "") + f"; {run.out}")
     if run.session.steps is not None:
@@ -437,34 +443,44 @@ def warm_start(run: Run, model) -> None:
 
         accuracies = clone(model, data, warm.epochs, warm.batch_size, warm.learning_rate, run.seed, log,
                            fits=lambda s: plan.warm_start.fits(run.clock, s), now=run.clock.now)
-        run.warm_start = {"teacher": warm.teacher, "opponent": warm.opponent or None, "games": int(data["games"].max()) + 1,
+        run.warm_start = {"teacher": warm.teacher, "opponent": warm.opponent or None, "player": warm.player or None,
+                          "games": int(data["games"].max()) + 1,
                           "decisions": int(len(data["actions"])), "epochs": len(accuracies),
                           "accuracy": accuracies[-1][0] if accuracies else None,
                           "held_out_accuracy": accuracies[-1][1] if accuracies else None,
                           "held_out_accuracy_before": before.get("held_out"),
                           "play_seconds": round(play_seconds, 1), "seconds": round(run.clock.now() - began, 1),
-                          "decisions_from": warm.decisions or None}
+                          "decisions_from": warm.decisions or None, "decisions_also": list(warm.also) or None}
         plan.warm_start.done(run.clock, began)
     if not run.resumed:
         run.checkpoint(model)
         run.say(f"wrote {run.out}/ (last.zip at step 0; --resume continues from there)")
 
 
+def teacher_meta(run: Run) -> dict:
+    """What made the run's teacher decisions (kept in ``warm_start.npz``; a saved file must match it)."""
+    from agents.ppo import layout_of
+
+    warm = run.config.warm_start
+    return {"game": run.game.id, "rules": run.rules.to_dict(), "layout": layout_of(run.core), "teacher": warm.teacher,
+            "opponent": warm.opponent, "player": warm.player, "seed": warm.seed, "teacher_seed": run.seed,
+            "gamma": run.config.ppo.gamma}
+
+
 def teacher_data(run: Run) -> tuple[dict, float]:
     """The teacher's decisions for the warm start and the seconds their games took: a saved file
-    (``[warm_start] decisions``), or played now (saved as ``warm_start.npz``)."""
+    (``[warm_start] decisions``), or played now (saved as ``warm_start.npz``); then the saved decisions
+    ``[warm_start] also`` names, added (not saved again, their seconds not counted)."""
     from tqdm.auto import tqdm
 
-    from agents.ppo import layout_of
     from train.learn import warm_start as ws
 
     warm, plan = run.config.warm_start, run.plan
-    meta = {"game": run.game.id, "rules": run.rules.to_dict(), "layout": layout_of(run.core), "teacher": warm.teacher,
-            "opponent": warm.opponent, "seed": warm.seed, "teacher_seed": run.seed, "gamma": run.config.ppo.gamma}
+    meta = teacher_meta(run)
     if warm.decisions:  # the decisions of an earlier run's teacher, made for the same run
         data, stored = ws.load_decisions(Path(warm.decisions), meta, plan.teacher_games)
         data["inputs"] = ws.reread_inputs(data, stored["inputs"], run.inputs, run.core.obs_size)
-        return data, stored["play_seconds"]
+        return ws.with_more_decisions(data, warm.also, meta, run.inputs, run.core.obs_size), stored["play_seconds"]
     began = run.clock.now()
     first = int(run.teacher_parts[-1]["games"].max()) + 1 if run.teacher_parts else 0  # the probe's games
     chunk = warm.play_batch if plan.teacher_fit is None else \
@@ -484,7 +500,7 @@ def teacher_data(run: Run) -> tuple[dict, float]:
     ws.save_decisions(run.folder / "warm_start.npz", data, {**meta, "inputs": run.inputs.to_dict(), "games": games,
                                                             "play_seconds": round(played, 1)})
     run.say(f"warm start: {games:,} teacher games, {len(data['actions']):,} decisions in {played:.0f} s")
-    return data, played
+    return ws.with_more_decisions(data, warm.also, meta, run.inputs, run.core.obs_size), played
 
 
 # --- 6. PPO ------------------------------------------------------------------------------------------------

@@ -31,21 +31,42 @@ TARGET_KEYS = ("target_actions", "target_probs")
 
 
 class PolicyTap:
-    """The teacher as the play loop sees it (its name, key, view and keys forwarded), keeping the policy
-    of its last ``act`` (``Agent.act_with_policy``) for the :class:`TeacherRecorder`."""
+    """The teacher as the play loop sees it (its name, key, view and keys forwarded), keeping its action and
+    policy at its last ``act`` (``Agent.act_with_policy``) for the :class:`TeacherRecorder`.
 
-    def __init__(self, teacher) -> None:
-        self.teacher = teacher
-        self.last: tuple[np.ndarray, np.ndarray] | None = None  # (actions (R, k), probabilities (R, k))
+    With a ``player`` (an agent), the player's actions are played and the teacher only labels the states
+    the player reaches (DAgger: a student taught on its own states). The player draws its random choices
+    from part :data:`PLAYER_PART` of each decision's key, so its randomness is keyed by the game and the
+    decision as the teacher's is."""
+
+    def __init__(self, teacher, player=None) -> None:
+        self.teacher, self.player = teacher, player
+        self.last: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # actions (R,), weighed (R, k), probs (R, k)
 
     def __getattr__(self, name):
         return getattr(self.teacher, name)
 
+    @property
+    def needs_view(self) -> bool:
+        """Whether the teacher or the player reads the game's view."""
+        return bool(self.teacher.needs_view or getattr(self.player, "needs_view", False))
+
     def act(self, observations, masks, view=None, keys=None) -> np.ndarray:
-        """The teacher's actions ``int64 (R,)``; its policy at them is kept in ``last``."""
+        """The actions played ``int64 (R,)`` (the player's, else the teacher's); the teacher's action and
+        policy are kept in ``last``."""
+        from agents.base import act
+        from agents.streams import draws
+
         actions, weighed, probs = self.teacher.act_with_policy(observations, masks, view, keys)
-        self.last = (np.asarray(weighed, np.int64), np.asarray(probs, np.float32))
-        return actions
+        self.last = (np.asarray(actions, np.int64), np.asarray(weighed, np.int64), np.asarray(probs, np.float32))
+        if self.player is None:
+            return actions
+        player_keys = None if keys is None else draws(keys, 1, PLAYER_PART)[:, 0]
+        return np.asarray(act(self.player, observations, masks, view, player_keys), np.int64)
+
+
+#: The part of a decision's key stream the :class:`PolicyTap`'s player draws its own decision keys from.
+PLAYER_PART = 2**31 + 7
 
 
 class TeacherRecorder:
@@ -101,10 +122,10 @@ class TeacherRecorder:
         kept = None
         if m.size:
             # the teacher acted on the whole batch (it plays every seat) or on its live rows only
-            weighed, probs = self.tap.last
+            # the teacher's actions (with a player: not the ones played)
+            taught, weighed, probs = self.tap.last
             rows = np.flatnonzero(live)[mine] if len(weighed) == games.size else np.arange(m.size)
-            kept = (self.kept[m].copy(), self.masks[m].copy(), np.asarray(actions, np.int64)[live][mine],
-                    weighed[rows], probs[rows])
+            kept = (self.kept[m].copy(), self.masks[m].copy(), taught[rows], weighed[rows], probs[rows])
         self.tap.last = None
         self.steps.append((g, seat, mine, rewards, kept))
         self._look(core, state, games)
@@ -128,17 +149,19 @@ class TeacherRecorder:
         return {key: np.concatenate(value) for key, value in parts.items()}
 
 
-def teacher_decisions(game, rules, teacher, seeds, inputs, gamma: float, opponent=None, first_game: int = 0) -> dict:
+def teacher_decisions(game, rules, teacher, seeds, inputs, gamma: float, opponent=None, first_game: int = 0,
+                      player=None) -> dict:
     """Play one game per seed with ``teacher``; its decisions as training data.
 
     ``game``: the ``GameSpec``; ``seeds[j]`` is game ``first_game + j``. Without ``opponent`` the teacher
     plays every seat and every decision is kept; with one (an agent), the teacher plays one seat of each
     game (game i: seat i mod n, so every seat is taught equally) and ``opponent`` the others, and only the
-    teacher's decisions are kept.
+    teacher's decisions are kept. With ``player`` (an agent) the player's moves are played in the
+    teacher's seat and the teacher labels the states they reach (DAgger; :class:`PolicyTap`).
 
     Returns ``inputs`` ``float16 (N, ·)`` (what the policy reads of the deciding seat's observation and
-    mask, ``inputs`` an ``agents.ppo.Inputs``), ``masks`` ``bool (N, A)``, ``actions`` ``int64 (N,)``,
-    ``returns`` ``float32 (N,)`` (the seat's discounted return from that decision on, discounted once per
+    mask, ``inputs`` an ``agents.ppo.Inputs``), ``masks`` ``bool (N, A)``, ``actions`` ``int64 (N,)`` (the
+    teacher's), ``returns`` ``float32 (N,)`` (the seat's discounted return from that decision on, discounted once per
     decision of that seat: what PPO's value function learns), ``games`` ``int64 (N,)`` (the game number),
     ``seats`` ``int64 (N,)`` (the seat that decided), and the teacher's policy (``Agent.act_with_policy``),
     what the student is fitted to: ``target_actions`` ``int64 (N, k)`` with ``target_probs`` ``float32 (N, k)``.
@@ -149,7 +172,7 @@ def teacher_decisions(game, rules, teacher, seeds, inputs, gamma: float, opponen
     G, n = len(seeds), core.n_players
     taught = None if opponent is None else (first_game + np.arange(G)) % n
     lineups = None if taught is None else np.where(np.arange(n)[None, :] == taught[:, None], 0, 1)
-    tap = PolicyTap(teacher)
+    tap = PolicyTap(teacher, player)
     agents = [tap] if opponent is None else [tap, opponent]
     recorder = TeacherRecorder(inputs, G, first_game, taught, gamma, tap)
     play_games(core, agents, seeds, lineups, batch_size=max(G, 1), progress=False, make_view=game.make_view,
@@ -176,7 +199,7 @@ def teacher_chunk(game_id: str, rules, warm, inputs: dict, seed: int, gamma: flo
     from train.evaluate.loop import agent_seed, game_seeds
 
     game = envs.spec(game_id)
-    teacher_seed, opponent_seed = agent_seed(seed, 0), agent_seed(seed, 1)
+    teacher_seed, opponent_seed, player_seed = agent_seed(seed, 0), agent_seed(seed, 1), agent_seed(seed, 2)
     settings = {k: v for k, v in inputs.items() if k != "variants"}
     space = VariantSpace.from_dict(game, inputs["variants"]) if inputs.get("variants") else None
     blocks = [(rules, start, count)] if space is None else [
@@ -187,9 +210,10 @@ def teacher_chunk(game_id: str, rules, warm, inputs: dict, seed: int, gamma: flo
     for block_rules, first, n in blocks:
         teacher = make_agent(game_id, warm.teacher, block_rules, seed=teacher_seed)
         opponent = make_agent(game_id, warm.opponent, block_rules, seed=opponent_seed) if warm.opponent else None
+        player = make_agent(game_id, warm.player, block_rules, seed=player_seed) if warm.player else None
         reads = Inputs.make(game_id, block_rules, **settings, variants=space)
         data = teacher_decisions(game, block_rules, teacher, game_seeds(warm.seed, n, first), reads, gamma,
-                                 opponent=opponent, first_game=first)
+                                 opponent=opponent, first_game=first, player=player)
         if space is not None:  # in the family layout
             data["masks"] = reads.family_masks(data["masks"])
             data["actions"] = reads.embedding.action_index[data["actions"]]
@@ -272,18 +296,20 @@ def save_decisions(path: Path, data: dict, meta: dict) -> None:
         raise
 
 
-def load_decisions(path: Path, meta: dict, games: int) -> tuple[dict, dict]:
-    """The decisions saved by :func:`save_decisions` at ``path`` in its first ``games`` games, and its
-    stored meta, if every key of ``meta`` has the same value there and it holds that many games; else
-    ``ValueError`` naming the file and what differs."""
-    where = f"[warm_start] decisions = {str(path)!r}"
+def load_decisions(path: Path, meta: dict, games: int | None, knob: str = "decisions") -> tuple[dict, dict]:
+    """The decisions saved by :func:`save_decisions` at ``path`` in its first ``games`` games (``None``:
+    all; 0: none, only the meta is read), and its stored meta, if every key of ``meta`` has the same value there and it holds that many
+    games; else ``ValueError`` naming the file (as ``[warm_start] knob``) and what differs."""
+    where = f"[warm_start] {knob} = {str(path)!r}"
     try:
         with np.load(path) as f:
-            stored = json.loads(str(f["meta"]))
-            data = {key: f[key] for key in DECISION_KEYS if key not in TARGET_KEYS}
-            # decisions saved before the teacher's policy was kept: their actions are the targets
-            targets = {key: f[key] for key in TARGET_KEYS if key in f}
-            data.update(targets or zip(TARGET_KEYS, played_policy(data["actions"])))
+            stored = {"player": "", **json.loads(str(f["meta"]))}  # files saved before players were: ""
+            data = {}
+            if games != 0:
+                data = {key: f[key] for key in DECISION_KEYS if key not in TARGET_KEYS}
+                # decisions saved before the teacher's policy was kept: their actions are the targets
+                targets = {key: f[key] for key in TARGET_KEYS if key in f}
+                data.update(targets or zip(TARGET_KEYS, played_policy(data["actions"])))
     except FileNotFoundError:
         raise ValueError(f"{where}: no such file") from None
     except IsADirectoryError:
@@ -291,12 +317,42 @@ def load_decisions(path: Path, meta: dict, games: int) -> tuple[dict, dict]:
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
         raise ValueError(f"{where}: not the teacher's decisions written by aerodeck train ({err})") from None
     differ = [f"{key} (file {stored.get(key)!r}, this run {value!r})" for key, value in meta.items() if stored.get(key) != value]
-    if stored.get("games", 0) < games:
+    if games is not None and stored.get("games", 0) < games:
         differ.append(f"games (file {stored.get('games')!r}, this run needs {games})")
     if differ:
         raise ValueError(f"{where} was made for another run: " + "; ".join(differ))
+    if not data or games is None:
+        return data, stored
     rows = data["games"] < games
     return {key: value[rows] for key, value in data.items()}, stored
+
+
+def check_decisions(path: Path, meta: dict, knob: str = "decisions") -> None:
+    """``ValueError`` as :func:`load_decisions` gives unless the file at ``path`` holds saved decisions with
+    ``meta``'s values (only its meta is read: a check before any teacher game is played)."""
+    load_decisions(path, meta, 0, knob)
+
+
+#: What the decisions of ``[warm_start] also`` must share with the run: the same game, table and discount.
+SHARED_META = ("game", "rules", "layout", "gamma")
+
+
+def with_more_decisions(data: dict, paths, meta: dict, inputs, obs_size: int) -> dict:
+    """``data`` (:func:`teacher_decisions`) with the decisions of the saved files ``paths`` added (``[warm_start]
+    also``: any teacher, player or seed, the keys :data:`SHARED_META` of ``meta`` the same), their inputs
+    as ``inputs`` reads them (:func:`reread_inputs`) and their games numbered after ``data``'s."""
+    parts = [data]
+    for path in paths:
+        more, stored = load_decisions(Path(path), {key: meta[key] for key in SHARED_META}, None, knob="also")
+        more["inputs"] = reread_inputs(more, stored["inputs"], inputs, obs_size)
+        more["games"] = more["games"] + int(parts[-1]["games"].max()) + 1
+        parts.append(more)
+    width = max(part["target_actions"].shape[1] for part in parts)
+    for part in parts:  # the targets of fewer candidates padded with the first, at probability 0
+        pad = width - part["target_actions"].shape[1]
+        part["target_actions"] = np.concatenate([part["target_actions"], np.repeat(part["target_actions"][:, :1], pad, 1)], 1)
+        part["target_probs"] = np.pad(part["target_probs"], ((0, 0), (0, pad)))
+    return joined(parts)
 
 
 def reread_inputs(data: dict, stored: dict, inputs, obs_size: int) -> np.ndarray:

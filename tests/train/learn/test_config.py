@@ -27,6 +27,8 @@ GAMES = envs.games()
     ("[policy]\nsees_mask = 1\n", "[policy] sees_mask must be bool"),
     ("[warm_start]\nplay_batch = 0\n", "[warm_start] play_batch must be at least 1"),
     ("[warm_start]\nworkers = 0\n", "[warm_start] workers must be at least 1"),
+    ("[warm_start]\nalso = \"runs/x/warm_start.npz\"\n", "[warm_start] also must be a list of strings"),
+    ("[policy]\nnet_arch = [\"wide\"]\n", "[policy] net_arch must be a list of integers"),
     ("[budget]\nwarm_start = 1.0\n", "[budget] warm_start must be in [0, 1)"),
     ("[ppo\n", "not valid TOML"),
     ("[policy]\nprior_ranks = 16\n", "[policy] prior_ranks must be from 0 to 15"),

@@ -6,6 +6,7 @@ import re
 import shlex
 import signal
 
+import numpy as np
 import pytest
 
 pytest.importorskip("sb3_contrib")
@@ -153,6 +154,27 @@ def test_a_run_reuses_the_teachers_decisions_saved_by_an_earlier_run(tiny_run, t
     assert train(game_id, "--steps", 16, "--config", config, "--out", tmp_path / "other", "--seed", 4) == 2
     assert "was made for another run: teacher_seed (file 3, this run 4)" in capsys.readouterr().err
     assert not (tmp_path / "other").exists() and not list(tmp_path.glob(".other.*"))
+
+
+def test_a_run_adds_the_decisions_of_earlier_runs_of_any_teacher_named_in_also(tiny_run, tmp_path, capsys):
+    """``[warm_start] also`` (DAgger's aggregate): the saved decisions are added to the run's own, whatever
+    teacher or seed made them; a file of another game's table is refused before any teacher game."""
+    game_id, out, first, _ = tiny_run
+    saved = out / "warm_start.npz"
+    config = tiny_config(tmp_path, game_id)
+    config.write_text(config.read_text().replace("[warm_start]\n", f"[warm_start]\nalso = [{str(saved)!r}]\n"))
+    assert train(game_id, "--steps", 1024, "--config", config, "--out", tmp_path / "more", "--seed", 4) == 0
+    more = json.loads((tmp_path / "more" / "last.json").read_text())["warm_start"]
+    own = np.load(tmp_path / "more" / "warm_start.npz")["actions"].size  # saved without the added ones
+    assert more["decisions_also"] == [str(saved)] and more["decisions"] == own + first["warm_start"]["decisions"]
+    capsys.readouterr()
+    other = next(g for g in GAMES if g != game_id)
+    config = tiny_config(tmp_path, other)
+    config.write_text(config.read_text().replace("[warm_start]\n", f"[warm_start]\nalso = [{str(saved)!r}]\n"))
+    assert train(other, "--steps", 1024, "--config", config, "--out", tmp_path / "other") == 2
+    err = capsys.readouterr().err
+    assert f"[warm_start] also = {str(saved)!r} was made for another run: game (file {game_id!r}, this run {other!r})" in err
+    assert "decisions in" not in err and not (tmp_path / "other").exists() and not list(tmp_path.glob(".other.*"))
 
 
 def test_an_output_folder_in_use_is_refused_without_resume(tiny_run, capsys):

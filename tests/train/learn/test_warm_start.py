@@ -8,7 +8,7 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from agents.ppo import Inputs  # noqa: E402
-from tests.games import SOLO  # noqa: E402
+from tests.games import MULTI, SOLO  # noqa: E402
 from tests.train.learn.teaching import INPUTS, teacher_data, warm  # noqa: E402
 from train.learn.warm_start import clone, load_decisions, play_teacher, reread_inputs, save_decisions  # noqa: E402
 
@@ -78,10 +78,60 @@ def test_saved_decisions_are_reused_by_a_run_needing_as_many_games_or_fewer(tmp_
     again, _ = load_decisions(older, meta, 6)
     np.testing.assert_array_equal(again["target_actions"][:, 0], data["actions"])
     assert (again["target_probs"] == 1).all() and again["target_probs"].shape == (len(data["actions"]), 1)
+    load_decisions(older, {**meta, "player": ""}, 6)  # saved before the player was kept: the teacher played
+    with pytest.raises(ValueError, match=r"player \(file '', this run 'heuristic'\)"):
+        load_decisions(older, {**meta, "player": "heuristic"}, 6)
     broken = tmp_path / "broken.npz"
     broken.write_bytes(path.read_bytes()[:300])
     with pytest.raises(ValueError, match="not the teacher's decisions written by aerodeck train"):
         load_decisions(broken, meta, 4)
+
+
+def test_added_decisions_are_numbered_after_the_runs_and_their_targets_padded_to_the_widest(tmp_path):
+    from train.learn.warm_start import with_more_decisions
+
+    _, own = teacher_data(SOLO.id, "heuristic", games=3)  # a policy on the action played: k = 1
+    _, searched = teacher_data(SOLO.id, "search", games=2)  # on the search's candidates
+    k = searched["target_actions"].shape[1]
+    assert k > 1 and own["target_actions"].shape[1] == 1
+    meta = {"game": SOLO.id, "rules": {"r": 1}, "layout": {"l": 2}, "gamma": 0.99}
+    path = tmp_path / "search.npz"
+    save_decisions(path, searched, {**meta, "teacher": "search", "inputs": INPUTS, "games": 2})
+    inputs = Inputs.make(SOLO.id, SOLO.make_rules(), mask=True, prior="heuristic")
+    both = with_more_decisions(dict(own), [path], {**meta, "teacher": "heuristic"}, inputs, SOLO.make_core().obs_size)
+    n = len(own["actions"])
+    np.testing.assert_array_equal(both["games"], np.concatenate([own["games"], searched["games"] + 3]))
+    np.testing.assert_array_equal(both["target_actions"][n:], searched["target_actions"])
+    assert both["target_actions"].shape[1] == k and (both["target_probs"][:n, 1:] == 0).all()
+    np.testing.assert_array_equal(both["target_actions"][:n, 0], own["actions"])
+    with pytest.raises(ValueError, match=r"\[warm_start\] also = .* made for another run: gamma \(file 0.99, this run 0.9\)"):
+        with_more_decisions(dict(own), [path], {**meta, "gamma": 0.9}, inputs, SOLO.make_core().obs_size)
+
+
+@pytest.mark.parametrize("game", [SOLO, MULTI], ids=lambda g: g.id)
+def test_with_a_player_the_teacher_labels_the_states_the_players_moves_reach(game):
+    """DAgger (``[warm_start] player``): the games are the player's — whichever agent labels them, the
+    same states and returns — and the actions kept are the teacher's: the search's departs from the
+    heuristic's on the same states."""
+    from agents.registry import make_agent
+    from train.evaluate.loop import game_seeds
+    from train.learn.warm_start import teacher_decisions
+
+    rules = game.make_rules()
+    inputs = Inputs.make(game.id, rules, mask=True, prior="heuristic")
+    opponent = None if game.solo else make_agent(game.id, "random", rules, seed=2)
+
+    def decisions(teacher):
+        return teacher_decisions(game, rules, make_agent(game.id, teacher, rules, seed=1), game_seeds(4, 6), inputs,
+                                 0.99, opponent=opponent, player=make_agent(game.id, "heuristic", rules, seed=3))
+
+    by_heuristic, by_search = decisions("heuristic"), decisions("search")
+    for key in ("inputs", "masks", "returns", "games", "seats"):
+        np.testing.assert_array_equal(by_heuristic[key], by_search[key], err_msg=key)
+    assert (by_search["actions"] != by_heuristic["actions"]).any()
+    rows = np.arange(len(by_search["actions"]))
+    np.testing.assert_array_equal(by_search["target_actions"][rows, by_search["target_probs"].argmax(1)],
+                                  by_search["actions"])  # the search's own choice, not the move played
 
 
 def tiny_model(game, inputs, **policy):
