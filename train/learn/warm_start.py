@@ -121,8 +121,8 @@ class TeacherRecorder:
         m = g[mine]
         kept = None
         if m.size:
-            # the teacher acted on the whole batch (it plays every seat) or on its live rows only
-            # the teacher's actions (with a player: not the ones played)
+            # the teacher's actions (with a player: not the ones played), on the whole batch (it plays every
+            # seat) or on its live rows only
             taught, weighed, probs = self.tap.last
             rows = np.flatnonzero(live)[mine] if len(weighed) == games.size else np.arange(m.size)
             kept = (self.kept[m].copy(), self.masks[m].copy(), taught[rows], weighed[rows], probs[rows])
@@ -298,8 +298,9 @@ def save_decisions(path: Path, data: dict, meta: dict) -> None:
 
 def load_decisions(path: Path, meta: dict, games: int | None, knob: str = "decisions") -> tuple[dict, dict]:
     """The decisions saved by :func:`save_decisions` at ``path`` in its first ``games`` games (``None``:
-    all; 0: none, only the meta is read), and its stored meta, if every key of ``meta`` has the same value there and it holds that many
-    games; else ``ValueError`` naming the file (as ``[warm_start] knob``) and what differs."""
+    all; 0: none, only the meta is read), and its stored meta, if every key of ``meta`` has the same
+    value there and it holds that many games; else ``ValueError`` naming the file (as ``[warm_start]
+    knob``) and what differs."""
     where = f"[warm_start] {knob} = {str(path)!r}"
     try:
         with np.load(path) as f:
@@ -341,6 +342,8 @@ def with_more_decisions(data: dict, paths, meta: dict, inputs, obs_size: int) ->
     """``data`` (:func:`teacher_decisions`) with the decisions of the saved files ``paths`` added (``[warm_start]
     also``: any teacher, player or seed, the keys :data:`SHARED_META` of ``meta`` the same), their inputs
     as ``inputs`` reads them (:func:`reread_inputs`) and their games numbered after ``data``'s."""
+    if not paths:
+        return data
     parts = [data]
     for path in paths:
         more, stored = load_decisions(Path(path), {key: meta[key] for key in SHARED_META}, None, knob="also")
