@@ -52,6 +52,13 @@ def tiny_config(folder, game_id, extra=""):
     return path
 
 
+def tiny_config_with(folder, game_id, warm_start_line):
+    """The tiny config with one more ``[warm_start]`` line."""
+    config = tiny_config(folder, game_id)
+    config.write_text(config.read_text().replace("[warm_start]\n", f"[warm_start]\n{warm_start_line}\n"))
+    return config
+
+
 def train(*argv):
     return cli.main(["train", *map(str, argv), "--no-progress"])
 
@@ -143,8 +150,7 @@ def test_the_trained_model_plays_legal_moves_in_bench(tiny_run, tmp_path):
 def test_a_run_reuses_the_teachers_decisions_saved_by_an_earlier_run(tiny_run, tmp_path, capsys):
     game_id, out, first, _ = tiny_run
     saved = out / "warm_start.npz"
-    config = tiny_config(tmp_path, game_id)
-    config.write_text(config.read_text().replace("[warm_start]\n", f"[warm_start]\ndecisions = {str(saved)!r}\n"))
+    config = tiny_config_with(tmp_path, game_id, f"decisions = {str(saved)!r}")
     assert train(game_id, "--steps", 16, "--config", config, "--out", tmp_path / "again", "--seed", 3) == 0
     again = json.loads((tmp_path / "again" / "last.json").read_text())["warm_start"]
     assert again["decisions_from"] == str(saved) and not (tmp_path / "again" / "warm_start.npz").exists()
@@ -161,16 +167,14 @@ def test_a_run_adds_the_decisions_of_earlier_runs_of_any_teacher_named_in_also(t
     teacher or seed made them; a file of another game's table is refused before any teacher game."""
     game_id, out, first, _ = tiny_run
     saved = out / "warm_start.npz"
-    config = tiny_config(tmp_path, game_id)
-    config.write_text(config.read_text().replace("[warm_start]\n", f"[warm_start]\nalso = [{str(saved)!r}]\n"))
+    config = tiny_config_with(tmp_path, game_id, f"also = [{str(saved)!r}]")
     assert train(game_id, "--steps", 1024, "--config", config, "--out", tmp_path / "more", "--seed", 4) == 0
     more = json.loads((tmp_path / "more" / "last.json").read_text())["warm_start"]
     own = np.load(tmp_path / "more" / "warm_start.npz")["actions"].size  # saved without the added ones
     assert more["decisions_also"] == [str(saved)] and more["decisions"] == own + first["warm_start"]["decisions"]
     capsys.readouterr()
     other = next(g for g in GAMES if g != game_id)
-    config = tiny_config(tmp_path, other)
-    config.write_text(config.read_text().replace("[warm_start]\n", f"[warm_start]\nalso = [{str(saved)!r}]\n"))
+    config = tiny_config_with(tmp_path, other, f"also = [{str(saved)!r}]")
     assert train(other, "--steps", 1024, "--config", config, "--out", tmp_path / "other") == 2
     err = capsys.readouterr().err
     assert f"[warm_start] also = {str(saved)!r} was made for another run: game (file {game_id!r}, this run {other!r})" in err
