@@ -338,7 +338,7 @@ def make_plan(run: Run, model, venv):
     if warm_games:  # before any teacher game: the saved decisions it adds must serve this run
         shared = {key: value for key, value in teacher_meta(run).items() if key in SHARED_META}
         for path in warm.also:
-            check_decisions(Path(path), shared, knob="also")
+            check_decisions(Path(path), shared, run.inputs, knob="also")
     run.say(f"{run.game.id}, {run.rules.label()}: {'continuing to' if run.resumed else 'budget'} "
             f"{run.budget.describe()}" + (f" ({run.session.describe()} left)" if run.resumed else "") + f"; {run.out}")
     if run.session.steps is not None:
@@ -349,6 +349,8 @@ def make_plan(run: Run, model, venv):
                                         lambda: measure_evaluation(run, model, venv.inputs))
     if run.session.minutes is not None and not run.resumed:
         model = fit_rollout_to_time(run, model, venv)
+    if warm_games and warm.also and not run.plan.teacher_games:
+        run.notes.append(f"[warm_start] also: its {len(warm.also)} file(s) go unused, the warm start is off")
     for line in run.plan.describe() + run.notes:
         run.say(line)
     return model

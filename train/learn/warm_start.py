@@ -43,8 +43,16 @@ class PolicyTap:
         self.teacher, self.player = teacher, player
         self.last: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # actions (R,), weighed (R, k), probs (R, k)
 
+    #: Decision keys always: the player's keys derive from them even where the teacher draws none.
+    takes_keys = True
+
     def __getattr__(self, name):
         return getattr(self.teacher, name)
+
+    @property
+    def name(self) -> str:
+        """The teacher's name, or the player's labelled by it (the agent an illegal move is blamed on)."""
+        return self.teacher.name if self.player is None else f"{self.player.name} (labelled by {self.teacher.name})"
 
     @property
     def needs_view(self) -> bool:
@@ -328,10 +336,12 @@ def load_decisions(path: Path, meta: dict, games: int | None, knob: str = "decis
     return {key: value[rows] for key, value in data.items()}, stored
 
 
-def check_decisions(path: Path, meta: dict, knob: str = "decisions") -> None:
+def check_decisions(path: Path, meta: dict, inputs, knob: str = "decisions") -> None:
     """``ValueError`` as :func:`load_decisions` gives unless the file at ``path`` holds saved decisions with
-    ``meta``'s values (only its meta is read: a check before any teacher game is played)."""
-    load_decisions(path, meta, 0, knob)
+    ``meta``'s values that ``inputs`` can read (:func:`same_inputs`; only its meta is read: a check before
+    any teacher game is played)."""
+    _, stored = load_decisions(path, meta, 0, knob)
+    same_inputs(stored.get("inputs", {}), inputs, f"[warm_start] {knob} = {str(path)!r}")
 
 
 #: What the decisions of ``[warm_start] also`` must share with the run: the same game, table and discount.
@@ -347,7 +357,7 @@ def with_more_decisions(data: dict, paths, meta: dict, inputs, obs_size: int) ->
     parts = [data]
     for path in paths:
         more, stored = load_decisions(Path(path), {key: meta[key] for key in SHARED_META}, None, knob="also")
-        more["inputs"] = reread_inputs(more, stored["inputs"], inputs, obs_size)
+        more["inputs"] = reread_inputs(more, stored["inputs"], inputs, obs_size, f"[warm_start] also = {str(path)!r}")
         more["games"] = more["games"] + int(parts[-1]["games"].max()) + 1
         parts.append(more)
     width = max(part["target_actions"].shape[1] for part in parts)
@@ -358,18 +368,30 @@ def with_more_decisions(data: dict, paths, meta: dict, inputs, obs_size: int) ->
     return joined(parts)
 
 
-def reread_inputs(data: dict, stored: dict, inputs, obs_size: int) -> np.ndarray:
+def same_inputs(stored: dict, inputs, where: str = "[warm_start] decisions") -> bool:
+    """Whether decisions saved under the inputs ``stored`` (their ``to_dict()``) are read as ``inputs``
+    reads them; ``ValueError`` naming ``where`` when they cannot be reread (a rule-general side: they are
+    laid out in its family layout)."""
+    from agents.ppo import Inputs
+
+    if {**Inputs().to_dict(), **stored} == inputs.to_dict():
+        return True
+    if stored.get("variants") or inputs.variants is not None:
+        raise ValueError(f"{where}: a rule-general teacher's decisions serve only a student that reads the same "
+                         "inputs and variants (they are laid out in its family layout)")
+    return False
+
+
+def reread_inputs(data: dict, stored: dict, inputs, obs_size: int, where: str = "[warm_start] decisions") -> np.ndarray:
     """The saved decisions' policy inputs as ``inputs`` (``agents.ppo.Inputs``) reads them: unchanged if
     they were saved under the same inputs (``stored``: their ``to_dict()``), else computed anew from the
     observations they begin with and the saved masks (the teacher's games do not depend on what the
-    student reads, so one teacher's games serve students of every kind)."""
-    from agents.ppo import CHUNK, Inputs
+    student reads, so one teacher's games serve students of every kind); ``ValueError`` naming ``where``
+    when they cannot be (:func:`same_inputs`)."""
+    from agents.ppo import CHUNK
 
-    if {**Inputs().to_dict(), **stored} == inputs.to_dict():
+    if same_inputs(stored, inputs, where):
         return data["inputs"]
-    if stored.get("variants") or inputs.variants is not None:
-        raise ValueError("[warm_start] decisions: a rule-general teacher's decisions serve only a student that reads "
-                         "the same inputs and variants (they are laid out in its family layout)")
     return np.concatenate([inputs(data["inputs"][i:i + CHUNK, :obs_size], data["masks"][i:i + CHUNK])
                            for i in range(0, len(data["masks"]), CHUNK)])
 

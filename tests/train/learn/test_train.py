@@ -173,6 +173,8 @@ def test_a_run_adds_the_decisions_of_earlier_runs_of_any_teacher_named_in_also(t
     own = np.load(tmp_path / "more" / "warm_start.npz")["actions"].size  # saved without the added ones
     assert more["decisions_also"] == [str(saved)] and more["decisions"] == own + first["warm_start"]["decisions"]
     capsys.readouterr()
+    assert train(game_id, "--steps", 16, "--config", config, "--out", tmp_path / "off", "--seed", 4) == 0
+    assert "[warm_start] also: its 1 file(s) go unused, the warm start is off" in capsys.readouterr().err
     other = next(g for g in GAMES if g != game_id)
     config = tiny_config_with(tmp_path, other, f"also = [{str(saved)!r}]")
     assert train(other, "--steps", 1024, "--config", config, "--out", tmp_path / "other") == 2

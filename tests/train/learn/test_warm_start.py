@@ -10,7 +10,8 @@ pytest.importorskip("sb3_contrib")
 from agents.ppo import Inputs  # noqa: E402
 from tests.games import MULTI, SOLO  # noqa: E402
 from tests.train.learn.teaching import INPUTS, teacher_data, warm  # noqa: E402
-from train.learn.warm_start import clone, load_decisions, play_teacher, reread_inputs, save_decisions  # noqa: E402
+from train.learn.warm_start import (PolicyTap, clone, load_decisions, play_teacher, reread_inputs,  # noqa: E402
+                                     save_decisions)
 
 
 def test_a_solo_teachers_returns_are_its_discounted_scores():
@@ -108,6 +109,30 @@ def test_added_decisions_are_numbered_after_the_runs_and_their_targets_padded_to
         with_more_decisions(dict(own), [path], {**meta, "gamma": 0.9}, inputs, SOLO.make_core().obs_size)
 
 
+def test_a_players_games_do_not_depend_on_the_chunking_even_under_a_teacher_without_random_choices():
+    """The player's keys derive from the decision keys (game, decision), which the tap asks for whatever
+    its teacher draws: a random player under the heuristic plays the same games in chunks of 6 or 3."""
+    settings = warm(SOLO.id, teacher="heuristic", player="random")
+    whole = play_teacher(SOLO.id, SOLO.make_rules(), settings, INPUTS, 3, 0.99, 6, chunk=6)
+    split = play_teacher(SOLO.id, SOLO.make_rules(), settings, INPUTS, 3, 0.99, 6, chunk=3)
+    joined = {key: np.concatenate([part[key] for part in split]) for key in whole[0]}
+    a, b = np.argsort(whole[0]["games"], kind="stable"), np.argsort(joined["games"], kind="stable")
+    for key in whole[0]:
+        np.testing.assert_array_equal(whole[0][key][a], joined[key][b], err_msg=key)
+
+
+def test_a_rule_general_runs_decisions_are_refused_by_name_before_any_game(tmp_path):
+    from train.learn.warm_start import check_decisions
+
+    _, data = teacher_data(SOLO.id, "heuristic", games=2)
+    path = tmp_path / "general.npz"
+    meta = {"game": SOLO.id, "gamma": 0.99}
+    save_decisions(path, data, {**meta, "inputs": {**INPUTS, "variants": {"ranges": {"face_up": [3, 5]}}}, "games": 2})
+    inputs = Inputs.make(SOLO.id, SOLO.make_rules(), mask=True, prior="heuristic")
+    with pytest.raises(ValueError, match=r"\[warm_start\] also = .*general.npz.*: a rule-general teacher's decisions"):
+        check_decisions(path, meta, inputs, knob="also")
+
+
 @pytest.mark.parametrize("game", [SOLO, MULTI], ids=lambda g: g.id)
 def test_with_a_player_the_teacher_labels_the_states_the_players_moves_reach(game):
     """DAgger (``[warm_start] player``): the games are the player's — whichever agent labels them, the
@@ -126,6 +151,8 @@ def test_with_a_player_the_teacher_labels_the_states_the_players_moves_reach(gam
                                  0.99, opponent=opponent, player=make_agent(game.id, "heuristic", rules, seed=3))
 
     by_heuristic, by_search = decisions("heuristic"), decisions("search")
+    assert PolicyTap(make_agent(game.id, "search", rules), make_agent(game.id, "heuristic", rules)).name == \
+        "heuristic (labelled by search)"  # an illegal move is the player's
     for key in ("inputs", "masks", "returns", "games", "seats"):
         np.testing.assert_array_equal(by_heuristic[key], by_search[key], err_msg=key)
     assert (by_search["actions"] != by_heuristic["actions"]).any()
