@@ -331,14 +331,12 @@ def make_plan(run: Run, model, venv):
     """Step 4: the budget's shares (``train.learn.budget``) in ``run.plan``, announced; under ``--minutes``
     the teacher's first chunk, two small evaluations and a few PPO steps measure how fast they play.
     Returns the model (a new one if its rollouts had to be shortened to fit the budget)."""
-    from train.learn.warm_start import SHARED_META, check_decisions
+    from train.learn.warm_start import check_more_decisions
 
     warm = run.config.warm_start
     warm_games = 0 if run.resumed else warm.games
     if warm_games:  # before any teacher game: the saved decisions it adds must serve this run
-        shared = {key: value for key, value in teacher_meta(run).items() if key in SHARED_META}
-        for path in warm.also:
-            check_decisions(Path(path), shared, run.inputs, knob="also")
+        check_more_decisions(warm.also, teacher_meta(run), run.inputs)
     run.say(f"{run.game.id}, {run.rules.label()}: {'continuing to' if run.resumed else 'budget'} "
             f"{run.budget.describe()}" + (f" ({run.session.describe()} left)" if run.resumed else "") + f"; {run.out}")
     if run.session.steps is not None:

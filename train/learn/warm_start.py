@@ -21,7 +21,8 @@ from pathlib import Path
 import numpy as np
 
 import envs
-from agents.base import played_policy
+from agents.base import act, played_policy
+from agents.streams import draws
 
 #: The arrays of the teacher's decisions.
 DECISION_KEYS = ("inputs", "masks", "actions", "returns", "games", "seats", "target_actions", "target_probs")
@@ -62,9 +63,6 @@ class PolicyTap:
     def act(self, observations, masks, view=None, keys=None) -> np.ndarray:
         """The actions played ``int64 (R,)`` (the player's, else the teacher's); the teacher's action and
         policy are kept in ``last``."""
-        from agents.base import act
-        from agents.streams import draws
-
         actions, weighed, probs = self.teacher.act_with_policy(observations, masks, view, keys)
         self.last = (np.asarray(actions, np.int64), np.asarray(weighed, np.int64), np.asarray(probs, np.float32))
         if self.player is None:
@@ -336,16 +334,17 @@ def load_decisions(path: Path, meta: dict, games: int | None, knob: str = "decis
     return {key: value[rows] for key, value in data.items()}, stored
 
 
-def check_decisions(path: Path, meta: dict, inputs, knob: str = "decisions") -> None:
-    """``ValueError`` as :func:`load_decisions` gives unless the file at ``path`` holds saved decisions with
-    ``meta``'s values that ``inputs`` can read (:func:`same_inputs`; only its meta is read: a check before
-    any teacher game is played)."""
-    _, stored = load_decisions(path, meta, 0, knob)
-    same_inputs(stored.get("inputs", {}), inputs, f"[warm_start] {knob} = {str(path)!r}")
-
-
 #: What the decisions of ``[warm_start] also`` must share with the run: the same game, table and discount.
 SHARED_META = ("game", "rules", "layout", "gamma")
+
+
+def check_more_decisions(paths, meta: dict, inputs) -> None:
+    """``ValueError`` naming ``[warm_start] also`` and the file unless every saved file of ``paths`` shares
+    the keys :data:`SHARED_META` of the run's ``meta`` and holds decisions ``inputs`` can read
+    (:func:`same_inputs`). Only the files' meta is read: a check before any teacher game is played."""
+    for path in paths:
+        _, stored = load_decisions(Path(path), {key: meta[key] for key in SHARED_META}, 0, knob="also")
+        same_inputs(stored.get("inputs", {}), inputs, f"[warm_start] also = {str(path)!r}")
 
 
 def with_more_decisions(data: dict, paths, meta: dict, inputs, obs_size: int) -> dict:

@@ -122,15 +122,15 @@ def test_a_players_games_do_not_depend_on_the_chunking_even_under_a_teacher_with
 
 
 def test_a_rule_general_runs_decisions_are_refused_by_name_before_any_game(tmp_path):
-    from train.learn.warm_start import check_decisions
+    from train.learn.warm_start import check_more_decisions
 
     _, data = teacher_data(SOLO.id, "heuristic", games=2)
     path = tmp_path / "general.npz"
-    meta = {"game": SOLO.id, "gamma": 0.99}
+    meta = {"game": SOLO.id, "rules": {"r": 1}, "layout": {"l": 2}, "gamma": 0.99}
     save_decisions(path, data, {**meta, "inputs": {**INPUTS, "variants": {"ranges": {"face_up": [3, 5]}}}, "games": 2})
     inputs = Inputs.make(SOLO.id, SOLO.make_rules(), mask=True, prior="heuristic")
     with pytest.raises(ValueError, match=r"\[warm_start\] also = .*general.npz.*: a rule-general teacher's decisions"):
-        check_decisions(path, meta, inputs, knob="also")
+        check_more_decisions([path], meta, inputs)
 
 
 @pytest.mark.parametrize("game", [SOLO, MULTI], ids=lambda g: g.id)
