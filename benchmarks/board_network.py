@@ -1,0 +1,412 @@
+"""Does a network that reads the whole board learn the search's choices where the local network stops? (issue 20)
+
+The shipped Airport Scramble network (``[policy] network = "local"``) scores each of the heuristic's 4
+best actions from the 7 × 7 cells around it; distilled from the search it agrees with it on about 0.83
+of the search's decisions where two runs of the search agree on about 0.87, and it plays about 0.1
+tickets below the search. More data, a wider scorer and a wider window did not move it
+(docs/training.md). This tries the other axis, a larger network that reads the whole board, at a size
+this 2-core machine cannot train in hours but one GPU trains in minutes:
+
+* ``board``: a transformer (``--layers``, ``--width``) over one token per cell (its card's colours, the
+  plane, the ticket's airports, a learnt position), one for the game's counts and the face-up cards, and one per candidate
+  (what the local network reads of it, its rank, the position of its cell); each candidate's score is
+  read from its token;
+* ``local``: the local network's scorer (two layers of 256 over the same candidate features), fitted to
+  the same decisions, the point of comparison.
+
+Both keep the student's prior: logits = score + 32 × the candidate's rank feature (2 logits a rank;
+an untrained network plays the heuristic's choice). Three steps, each a subcommand:
+
+    play   the teacher (``--teacher``, default the plain ``search``) plays ``--games`` deals, or as many
+           as fit in ``--seconds``, in ``--workers`` processes; keeps each decision's features
+           (deals keyed by (seed, game): the same games on any layout)
+    fit    fits each ``--arch`` on the first 95 % of the games for ``--seconds`` (cosine step size over
+           that time), prints the held-out agreement with the teacher each epoch, saves the model
+    bench  plays ``--games`` deals of ``aerodeck bench``'s seed ``--seed`` with each model (one forward
+           pass a decision, no rollout) and writes ``games.csv`` (a seed column and a score column per
+           model) to pair with ``aerodeck bench``'s own ``games.csv`` on the same seed
+
+    .venv/bin/python benchmarks/board_network.py play --games 64 --workers 1 --out out/board/data.npz
+    .venv/bin/python benchmarks/board_network.py fit --data out/board/data.npz --seconds 60 --out out/board
+    .venv/bin/python benchmarks/board_network.py bench --models out/board/board.pt --games 200 --out out/board
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import json
+import math
+import multiprocessing
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from agents.airport_scramble.local import LocalFeatures  # noqa: E402
+from agents.airport_scramble.planning import Table  # noqa: E402
+from agents.ppo import Inputs  # noqa: E402
+from envs.airport_scramble.rules import AirportScrambleRules  # noqa: E402
+
+GAME = "airport-scramble"
+K = 4  # the heuristic's candidates (the student's prior_ranks)
+INPUTS = {"mask": True, "prior": "heuristic", "prior_units": 4.0, "prior_ties": "first", "prior_ranks": K}
+PRIOR_SCALE = 32.0
+
+
+def board_view(x: np.ndarray, rules, features: LocalFeatures) -> dict:
+    """What the networks read of policy inputs ``x`` ``float (n, O + A + A)`` (observation, mask, the
+    heuristic's rank features): ``cand`` int64 (n, K) the candidates, ``value`` float32 (n, K) their rank
+    features (0: no candidate), ``local`` float16 (n, K, F) the local network's features of each,
+    ``cell`` int64 (n, K) the cell each acts on, ``codes`` int16 (n, G²) each cell's channels as bits,
+    ``table`` float16 (n, T) the game's counts and the face-up cards' colours."""
+    geo = features.geo
+    O, A = geo.observation.size, geo.actions.n_actions
+    obs, masks, ranks = x[:, :O].astype(np.float32), x[:, O:O + A] > 0.5, x[:, O + A:].astype(np.float32)
+    cand = np.argsort(-ranks, axis=1, kind="stable")[:, :K]
+    value = np.take_along_axis(ranks, cand, axis=1)
+    local = features(obs, cand, masks).astype(np.float16)
+    t = Table.from_observations(geo, obs)
+    nc, n = geo.n_colors, len(x)
+    h, v = t.hcol.astype(np.int64), t.vcol.astype(np.int64)
+    codes = (np.where(h >= 0, 1 | (1 << (1 + h.clip(0))), 0) | np.where(v >= 0, 1 << (1 + nc + v.clip(0)), 0))
+    rows = np.arange(n)
+    for channel, where in enumerate((t.plane, t.origin_cell, t.destination_cell), start=1 + 2 * nc):
+        at = where >= 0
+        codes[rows[at], where[at]] |= 1 << channel
+    one_hot = np.eye(nc + 1)  # the face-up cards' colours (index 0: an empty slot)
+    slots = np.concatenate([one_hot[t.slot_h.astype(np.int64) + 1], one_hot[t.slot_v.astype(np.int64) + 1]], axis=2)
+    table = np.concatenate([np.stack([t.die / 8, t.points / 4, t.aboard, t.active, t.choosing, t.deck_size / 48,
+                                      (t.hcol >= 0).mean(axis=1)], axis=1), t.available / 5, slots.reshape(n, -1)],
+                           axis=1)
+    return {"cand": cand, "value": value, "local": local, "cell": features.cells(t, cand),
+            "codes": codes.astype(np.int16), "table": table.astype(np.float16)}
+
+
+def play_chunk(teacher: str, seed: int, start: int, count: int) -> dict:
+    """The teacher's decisions in games ``start … start+count−1`` (train.learn.warm_start.teacher_chunk),
+    as :func:`board_view` reads them, with ``label`` int64 (n,) the teacher's candidate (−1: not one of
+    the K) and ``game`` int64 (n,)."""
+    from train.learn.config import WarmStartConfig
+    from train.learn.warm_start import teacher_chunk
+
+    rules = AirportScrambleRules()
+    warm = WarmStartConfig(teacher=teacher, seed=seed)
+    data = teacher_chunk(GAME, rules, warm, INPUTS, seed, 0.995, start, count)
+    view = board_view(data["inputs"], rules, LocalFeatures(rules, 3, plan=True))
+    hit = view["cand"] == data["actions"][:, None]
+    view["label"] = np.where(hit.any(axis=1), hit.argmax(axis=1), -1)
+    view["game"] = data["games"]
+    return view
+
+
+def play(args) -> None:
+    """``play``: the teacher's games in ``--workers`` processes (1: here), chunks of ``--chunk`` games in
+    game order, none started after ``--seconds``; saves the decisions of the chunks played (a prefix of
+    the games: every chunk started is finished)."""
+    began, parts = time.perf_counter(), {}
+    starts = list(range(0, args.games, args.chunk))
+
+    def task(start):
+        return args.teacher, args.seed, start, min(args.chunk, args.games - start)
+
+    def more() -> bool:
+        return bool(starts) and time.perf_counter() - began < args.seconds
+
+    if args.workers == 1:
+        while more():
+            s = starts.pop(0)
+            parts[s] = play_chunk(*task(s))
+    else:
+        with concurrent.futures.ProcessPoolExecutor(args.workers,
+                                                    mp_context=multiprocessing.get_context("spawn")) as pool:
+            running = {}
+            while True:
+                while more() and len(running) < args.workers:
+                    s = starts.pop(0)
+                    running[pool.submit(play_chunk, *task(s))] = s
+                if not running:
+                    break
+                done, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
+                for f in done:
+                    parts[running.pop(f)] = f.result()
+                print(f"{time.perf_counter() - began:6.0f} s: {len(parts)} chunks", flush=True)
+    order = sorted(parts)
+    data = {key: np.concatenate([parts[s][key] for s in order]) for key in parts[order[0]]}
+    saved(Path(args.out), lambda f: np.savez(f, **data))
+    games = min(order[-1] + args.chunk, args.games)
+    print(f"played {games} games, {len(data['label'])} decisions in {time.perf_counter() - began:.0f} s; "
+          f"teacher's choice among the candidates {np.mean(data['label'] >= 0):.4f}, "
+          f"the heuristic's first {np.mean(data['label'] == 0):.4f}", flush=True)
+
+
+def saved(path: Path, write) -> None:
+    """``write(file)`` to ``path`` atomically (nothing half-written is left behind)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    part = path.with_name(f".{path.name}.partial")
+    try:
+        with open(part, "wb") as f:
+            write(f)
+        part.replace(path)
+    finally:
+        part.unlink(missing_ok=True)
+
+
+class LocalNet(torch.nn.Module):
+    """The local network's scorer: two layers of ``width`` over each candidate's features and rank."""
+
+    def __init__(self, size: int, width: int = 256, **_) -> None:
+        super().__init__()
+        self.settings = {"size": size, "width": width}
+        self.score = torch.nn.Sequential(torch.nn.Linear(size + K, width), torch.nn.ReLU(),
+                                         torch.nn.Linear(width, width), torch.nn.ReLU(), torch.nn.Linear(width, 1))
+
+    def forward(self, b: dict) -> torch.Tensor:
+        rank = torch.eye(K, device=b["local"].device).expand(len(b["local"]), K, K)
+        return self.score(torch.cat([b["local"].float(), rank], dim=2)).squeeze(-1)
+
+
+class BoardNet(torch.nn.Module):
+    """A transformer (``layers`` of ``width``, 4 heads) over the board's cells, the game's counts and
+    the K candidates (module docstring). Its output layer starts at 0: untrained, it plays the
+    heuristic's choice."""
+
+    def __init__(self, size: int, width: int = 256, layers: int = 6, cells: int = 81, channels: int = 12,
+                 table: int = 63) -> None:
+        super().__init__()
+        self.settings = {"size": size, "width": width, "layers": layers}
+        self.channels = channels
+        self.cell_in = torch.nn.Linear(channels, width)
+        self.position = torch.nn.Parameter(torch.randn(cells, width) * 0.02)
+        self.table_in = torch.nn.Linear(table, width)
+        self.cand_in = torch.nn.Sequential(torch.nn.Linear(size + K, width), torch.nn.ReLU(),
+                                           torch.nn.Linear(width, width))
+        layer = torch.nn.TransformerEncoderLayer(width, 4, 4 * width, dropout=0.0, batch_first=True, norm_first=True)
+        self.encoder = torch.nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        self.out = torch.nn.Sequential(torch.nn.LayerNorm(width), torch.nn.Linear(width, 1))
+        torch.nn.init.zeros_(self.out[1].weight)
+        torch.nn.init.zeros_(self.out[1].bias)
+
+    def forward(self, b: dict) -> torch.Tensor:
+        bits = ((b["codes"].long()[..., None] >> torch.arange(self.channels, device=b["codes"].device)) & 1).float()
+        rank = torch.eye(K, device=bits.device).expand(len(bits), K, K)
+        tokens = torch.cat([self.cell_in(bits) + self.position, self.table_in(b["table"].float())[:, None],
+                            self.cand_in(torch.cat([b["local"].float(), rank], dim=2)) + self.position[b["cell"]]], 1)
+        return self.out(self.encoder(tokens)[:, -K:]).squeeze(-1)
+
+
+ARCHS = {"board": BoardNet, "local": LocalNet}
+KEYS = ("local", "codes", "table", "cell", "value")
+DATA_KEYS = ("cand", "label", "game", *KEYS)
+
+
+def logits(model, b: dict) -> torch.Tensor:
+    """``float32 (n, K)``: the candidates' logits (score + the prior; −inf where there is no candidate)."""
+    z = model(b).float() + PRIOR_SCALE * b["value"].float()
+    return torch.where(b["value"] > 0, z, torch.full_like(z, -torch.inf))
+
+
+def save_model(model, arch: str, path: Path) -> None:
+    """``model`` (an ``arch``) to ``path``, its weights in float16 (the board network's 4.8M weights in 10 MB)."""
+    state = {k: v.detach().cpu().half() for k, v in model.state_dict().items()}
+    saved(path, lambda f: torch.save({"arch": arch, "settings": model.settings, "state": state}, f))
+
+
+def load_model(path: str):
+    """The model saved by :func:`save_model` at ``path``, in eval mode; ``ValueError`` naming the file
+    when it is not one."""
+    try:
+        saved_model = torch.load(path, map_location="cpu", weights_only=True)
+        model = ARCHS[saved_model["arch"]](**saved_model["settings"])
+        model.load_state_dict({k: v.float() for k, v in saved_model["state"].items()})
+    except FileNotFoundError:
+        raise ValueError(f"no model file {path}") from None
+    except Exception as err:  # noqa: BLE001 - any unreadable file is reported as one
+        raise ValueError(f"{path} is not a model saved by board_network.py fit ({type(err).__name__}: {err})") from None
+    return model.eval()
+
+
+def read_data(path: str) -> dict:
+    """The decisions saved by ``play`` at ``path``; ``ValueError`` naming the file when it is not such a file."""
+    try:
+        with np.load(path) as raw:
+            return {k: raw[k] for k in DATA_KEYS}
+    except FileNotFoundError:
+        raise ValueError(f"no data file {path} (make one with: board_network.py play --out {path})") from None
+    except Exception as err:  # noqa: BLE001
+        raise ValueError(f"{path} is not a file of board_network.py play ({type(err).__name__}: {err})") from None
+
+
+def fit(args) -> dict:
+    """``fit``: each ``--arch`` fitted for ``--seconds`` on the first 95 % of the games (by game number),
+    saved to ``--out``/ARCH.pt; returns each one's held-out agreement after each epoch."""
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    raw = read_data(args.data)
+    keep = raw["label"] >= 0
+    games = raw["game"][keep]
+    held = games >= np.quantile(games, 0.95)
+    if held.all() or not held.any():
+        raise ValueError(f"{args.data} holds too few games to hold 5 % of them out ({np.unique(games).size})")
+    data = {k: torch.as_tensor(raw[k][keep]).to(device) for k in KEYS + ("label",)}
+    train_rows, held_rows = np.flatnonzero(~held), np.flatnonzero(held)
+    print(f"{len(train_rows)} decisions fitted, {len(held_rows)} held out (the heuristic's first: "
+          f"{float((data['label'][held_rows] == 0).float().mean()):.4f}) on {device}", flush=True)
+    size, curves = data["local"].shape[2], {}
+    for arch in args.arch:
+        torch.manual_seed(args.seed)
+        model = (BoardNet(size, args.width, args.layers) if arch == "board" else LocalNet(size)).to(device)
+        lr = args.lr[arch == "local"]
+        opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+        began, step, curves[arch] = time.perf_counter(), 0, []
+        rng = np.random.default_rng(args.seed)
+
+        def held_out() -> float:
+            model.eval()
+            right = 0
+            with torch.no_grad(), torch.autocast(device, torch.bfloat16, enabled=device == "cuda"):
+                for i in range(0, len(held_rows), 8192):
+                    r = torch.as_tensor(held_rows[i:i + 8192], device=device)
+                    right += int((logits(model, {k: data[k][r] for k in KEYS}).argmax(1) == data["label"][r]).sum())
+            model.train()
+            return right / len(held_rows)
+
+        while not curves[arch] or time.perf_counter() - began < args.seconds:
+            order = rng.permutation(train_rows)
+            loss_sum, seen = 0.0, 0
+            for i in range(0, len(order), args.batch):
+                frac = (time.perf_counter() - began) / args.seconds
+                if frac >= 1 and seen:
+                    break
+                for g in opt.param_groups:  # cosine over the time given
+                    g["lr"] = lr * 0.5 * (1 + math.cos(math.pi * min(frac, 1.0)))
+                r = torch.as_tensor(order[i:i + args.batch], device=device)
+                with torch.autocast(device, torch.bfloat16, enabled=device == "cuda"):
+                    loss = torch.nn.functional.cross_entropy(logits(model, {k: data[k][r] for k in KEYS}),
+                                                             data["label"][r])
+                opt.zero_grad(set_to_none=True)
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                opt.step()
+                loss_sum, seen, step = loss_sum + loss.item(), seen + 1, step + 1
+            curves[arch].append(held_out())
+            print(f"{arch}: epoch {len(curves[arch])} ({step} steps, {time.perf_counter() - began:.0f} s) loss "
+                  f"{loss_sum / seen:.4f} held-out agreement {curves[arch][-1]:.4f}", flush=True)
+        save_model(model, arch, Path(args.out) / f"{arch}.pt")
+    return curves
+
+
+class NetworkAgent:
+    """Plays by a fitted model: among the heuristic's K best actions, the one of highest logit (one
+    forward pass a decision, on the GPU where there is one)."""
+
+    needs_view = False
+
+    def __init__(self, path: str, rules) -> None:
+        self.device = "cuda" if torch.cuda.is_available() else "cpu"
+        self.model = load_model(path).to(self.device)
+        self.name, self.rules = Path(path).stem, rules
+        self.inputs = Inputs.make(GAME, rules, **INPUTS)
+        self.features = LocalFeatures(rules, 3, plan=True)
+
+    def act(self, observations, masks, view=None, keys=None) -> np.ndarray:
+        v = board_view(self.inputs(observations, masks), self.rules, self.features)
+        with torch.no_grad():
+            z = logits(self.model, {k: torch.as_tensor(v[k], device=self.device) for k in KEYS})
+        return np.take_along_axis(v["cand"], z.argmax(1, keepdim=True).cpu().numpy(), axis=1)[:, 0]
+
+
+def bench(args) -> dict:
+    """``bench``: the heuristic and each model play ``--games`` deals of ``aerodeck bench --seed``;
+    ``games.csv`` under ``--out``; returns each one's scores ``float64 (games,)``."""
+    import envs
+    from agents.registry import make_agent
+    from train.evaluate.loop import game_seeds, play_solo
+
+    torch.set_num_threads(args.threads)
+    rules = AirportScrambleRules()
+    game = envs.spec(GAME)
+    seeds = game_seeds(args.seed, args.games)
+    agents = {"heuristic": make_agent(GAME, "heuristic", rules, seed=0)}
+    for path in args.models:
+        agents[Path(path).stem] = NetworkAgent(path, rules)
+    columns = {}
+    for name, agent in agents.items():
+        began = time.perf_counter()
+        columns[name] = play_solo(game.make_core(rules), agent, seeds, batch_size=args.batch, progress=False,
+                                  make_view=game.make_view)
+        print(f"{name}: mean score {columns[name].mean():.4f} over {args.games} deals "
+              f"({time.perf_counter() - began:.0f} s)", flush=True)
+
+    def write(f):
+        lines = [",".join(["seed", *columns])]
+        lines += [",".join([str(int(s)), *(f"{columns[c][i]:g}" for c in columns)]) for i, s in enumerate(seeds)]
+        f.write(("\n".join(lines) + "\n").encode())
+
+    saved(Path(args.out) / "games.csv", write)
+    return columns
+
+
+def positive(kind):
+    """An argparse type: ``kind`` above 0."""
+    def parse(text: str):
+        value = kind(text)
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"must be above 0, got {text}")
+        return value
+    return parse
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="step", required=True)
+    a = sub.add_parser("play", help="the teacher's games, their decisions saved")
+    a.add_argument("--teacher", default="search", help="a search agent spec (default: the plain search)")
+    a.add_argument("--games", type=positive(int), default=100_000)
+    a.add_argument("--seconds", type=positive(float), default=math.inf, help="no chunk starts after this")
+    a.add_argument("--workers", type=positive(int), default=2)
+    a.add_argument("--chunk", type=positive(int), default=256)
+    a.add_argument("--seed", type=int, default=2026120431, help="the teacher's deals (game i: (seed, i))")
+    a.add_argument("--out", default="out/board/data.npz")
+    f = sub.add_parser("fit", help="the networks fitted to the teacher's decisions")
+    f.add_argument("--data", default="out/board/data.npz")
+    f.add_argument("--arch", nargs="+", choices=sorted(ARCHS), default=["local", "board"])
+    f.add_argument("--seconds", type=positive(float), default=60, help="per network")
+    f.add_argument("--width", type=positive(int), default=256, help="the board network's (a multiple of 4)")
+    f.add_argument("--layers", type=positive(int), default=6, help="the board network's")
+    f.add_argument("--batch", type=positive(int), default=1024)
+    f.add_argument("--lr", type=positive(float), nargs=2, default=[3e-4, 1e-3], metavar=("BOARD", "LOCAL"))
+    f.add_argument("--seed", type=int, default=0)
+    f.add_argument("--out", default="out/board")
+    b = sub.add_parser("bench", help="the heuristic and the networks on fresh deals")
+    b.add_argument("--models", nargs="+", required=True, help="files saved by fit")
+    b.add_argument("--games", type=positive(int), default=5000)
+    b.add_argument("--seed", type=int, default=20261250, help="aerodeck bench's seed: the same deals")
+    b.add_argument("--batch", type=positive(int), default=5000)
+    b.add_argument("--threads", type=positive(int), default=1)
+    b.add_argument("--out", default="out/board")
+    args = p.parse_args(argv)
+    try:
+        if args.step == "play":
+            from agents.registry import make_agent
+
+            teacher = make_agent(GAME, args.teacher, AirportScrambleRules())
+            if not hasattr(teacher, "rollouts"):
+                p.error(f"--teacher {args.teacher!r}: give a search agent (e.g. 'search' or 'search:gate=2')")
+            play(args)
+        elif args.step == "fit":
+            if args.width % 4:
+                p.error(f"--width must be a multiple of 4 (4 attention heads), got {args.width}")
+            fit(args)
+        else:
+            print(json.dumps({name: float(s.mean()) for name, s in bench(args).items()}))
+    except ValueError as err:
+        p.error(str(err))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
