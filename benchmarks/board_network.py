@@ -8,9 +8,9 @@ tickets below the search. More data, a wider scorer and a wider window did not m
 this 2-core machine cannot train in hours but one GPU trains in minutes:
 
 * ``board``: a transformer (``--layers``, ``--width``) over one token per cell (its card's colours, the
-  plane, the ticket's airports, a learnt position), one for the game's counts and the face-up cards, and one per candidate
-  (what the local network reads of it, its rank, the position of its cell); each candidate's score is
-  read from its token;
+  plane, the ticket's airports, a learnt position), one for the game's counts and the face-up cards,
+  and one per candidate (what the local network reads of it, its rank, the position of its cell); each
+  candidate's score is read from its token;
 * ``local``: the local network's scorer (two layers of 256 over the same candidate features), fitted to
   the same decisions, the point of comparison.
 
@@ -20,14 +20,15 @@ an untrained network plays the heuristic's choice). Three steps, each a subcomma
     play   the teacher (``--teacher``, default the plain ``search``) plays ``--games`` deals, or as many
            as fit in ``--seconds``, in ``--workers`` processes; keeps each decision's features
            (deals keyed by (seed, game): the same games on any layout)
-    fit    fits each ``--arch`` on the first 95 % of the games for ``--seconds`` (cosine step size over
-           that time), prints the held-out agreement with the teacher each epoch, saves the model
+    fit    fits each ``--arch`` on the first 95 % of the games for ``--epochs`` (or ``--seconds``; the
+           step size a cosine over the fit), prints the held-out agreement with the teacher each
+           epoch, saves the model
     bench  plays ``--games`` deals of ``aerodeck bench``'s seed ``--seed`` with each model (one forward
            pass a decision, no rollout) and writes ``games.csv`` (a seed column and a score column per
            model) to pair with ``aerodeck bench``'s own ``games.csv`` on the same seed
 
     .venv/bin/python benchmarks/board_network.py play --games 64 --workers 1 --out out/board/data.npz
-    .venv/bin/python benchmarks/board_network.py fit --data out/board/data.npz --seconds 60 --out out/board
+    .venv/bin/python benchmarks/board_network.py fit --data out/board/data.npz --epochs 5 --out out/board
     .venv/bin/python benchmarks/board_network.py bench --models out/board/board.pt --games 200 --out out/board
 """
 
@@ -58,7 +59,7 @@ INPUTS = {"mask": True, "prior": "heuristic", "prior_units": 4.0, "prior_ties": 
 PRIOR_SCALE = 32.0
 
 
-def board_view(x: np.ndarray, rules, features: LocalFeatures) -> dict:
+def board_view(x: np.ndarray, features: LocalFeatures) -> dict:
     """What the networks read of policy inputs ``x`` ``float (n, O + A + A)`` (observation, mask, the
     heuristic's rank features): ``cand`` int64 (n, K) the candidates, ``value`` float32 (n, K) their rank
     features (0: no candidate), ``local`` float16 (n, K, F) the local network's features of each,
@@ -97,7 +98,7 @@ def play_chunk(teacher: str, seed: int, start: int, count: int) -> dict:
     rules = AirportScrambleRules()
     warm = WarmStartConfig(teacher=teacher, seed=seed)
     data = teacher_chunk(GAME, rules, warm, INPUTS, seed, 0.995, start, count)
-    view = board_view(data["inputs"], rules, LocalFeatures(rules, 3, plan=True))
+    view = board_view(data["inputs"], LocalFeatures(rules, 3, plan=True))
     hit = view["cand"] == data["actions"][:, None]
     view["label"] = np.where(hit.any(axis=1), hit.argmax(axis=1), -1)
     view["game"] = data["games"]
@@ -159,7 +160,7 @@ def saved(path: Path, write) -> None:
 class LocalNet(torch.nn.Module):
     """The local network's scorer: two layers of ``width`` over each candidate's features and rank."""
 
-    def __init__(self, size: int, width: int = 256, **_) -> None:
+    def __init__(self, size: int, width: int = 256) -> None:
         super().__init__()
         self.settings = {"size": size, "width": width}
         self.score = torch.nn.Sequential(torch.nn.Linear(size + K, width), torch.nn.ReLU(),
@@ -211,7 +212,7 @@ def logits(model, b: dict) -> torch.Tensor:
 
 
 def save_model(model, arch: str, path: Path) -> None:
-    """``model`` (an ``arch``) to ``path``, its weights in float16 (the board network's 4.8M weights in 10 MB)."""
+    """``model`` (an ``arch``) to ``path``, its weights in float16 (the board network's 5.0M weights in 10 MB)."""
     state = {k: v.detach().cpu().half() for k, v in model.state_dict().items()}
     saved(path, lambda f: torch.save({"arch": arch, "settings": model.settings, "state": state}, f))
 
@@ -241,9 +242,10 @@ def read_data(path: str) -> dict:
         raise ValueError(f"{path} is not a file of board_network.py play ({type(err).__name__}: {err})") from None
 
 
-def fit(args) -> dict:
-    """``fit``: each ``--arch`` fitted for ``--seconds`` on the first 95 % of the games (by game number),
-    saved to ``--out``/ARCH.pt; returns each one's held-out agreement after each epoch."""
+def fit(args) -> None:
+    """``fit``: each ``--arch`` fitted on the first 95 % of the games (by game number) for ``--epochs``
+    (the step size a cosine over their steps) or, without, for ``--seconds`` (a cosine over that time:
+    the model then depends on the machine's speed); saved to ``--out``/ARCH.pt."""
     device = "cuda" if torch.cuda.is_available() else "cpu"
     raw = read_data(args.data)
     keep = raw["label"] >= 0
@@ -255,13 +257,14 @@ def fit(args) -> dict:
     train_rows, held_rows = np.flatnonzero(~held), np.flatnonzero(held)
     print(f"{len(train_rows)} decisions fitted, {len(held_rows)} held out (the heuristic's first: "
           f"{float((data['label'][held_rows] == 0).float().mean()):.4f}) on {device}", flush=True)
-    size, curves = data["local"].shape[2], {}
+    size = data["local"].shape[2]
+    per_epoch = -(-len(train_rows) // args.batch)
     for arch in args.arch:
         torch.manual_seed(args.seed)
         model = (BoardNet(size, args.width, args.layers) if arch == "board" else LocalNet(size)).to(device)
         lr = args.lr[arch == "local"]
         opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
-        began, step, curves[arch] = time.perf_counter(), 0, []
+        began, step, epoch = time.perf_counter(), 0, 0
         rng = np.random.default_rng(args.seed)
 
         def held_out() -> float:
@@ -274,14 +277,20 @@ def fit(args) -> dict:
             model.train()
             return right / len(held_rows)
 
-        while not curves[arch] or time.perf_counter() - began < args.seconds:
+        def done() -> float:
+            """The share of the fit done: of its steps (--epochs) or of its time (--seconds), the larger."""
+            shares = [step / (args.epochs * per_epoch)] if args.epochs else []
+            shares += [(time.perf_counter() - began) / args.seconds] if args.seconds else []
+            return max(shares)
+
+        while not epoch or done() < 1:
             order = rng.permutation(train_rows)
             loss_sum, seen = 0.0, 0
             for i in range(0, len(order), args.batch):
-                frac = (time.perf_counter() - began) / args.seconds
+                frac = done()
                 if frac >= 1 and seen:
                     break
-                for g in opt.param_groups:  # cosine over the time given
+                for g in opt.param_groups:  # cosine over the fit
                     g["lr"] = lr * 0.5 * (1 + math.cos(math.pi * min(frac, 1.0)))
                 r = torch.as_tensor(order[i:i + args.batch], device=device)
                 with torch.autocast(device, torch.bfloat16, enabled=device == "cuda"):
@@ -292,11 +301,11 @@ def fit(args) -> dict:
                 torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
                 opt.step()
                 loss_sum, seen, step = loss_sum + loss.item(), seen + 1, step + 1
-            curves[arch].append(held_out())
-            print(f"{arch}: epoch {len(curves[arch])} ({step} steps, {time.perf_counter() - began:.0f} s) loss "
-                  f"{loss_sum / seen:.4f} held-out agreement {curves[arch][-1]:.4f}", flush=True)
+            epoch += 1
+            print(f"{arch}: epoch {epoch} ({step} steps, {step / per_epoch:.2f} passes, "
+                  f"{time.perf_counter() - began:.0f} s) loss {loss_sum / seen:.4f} held-out agreement "
+                  f"{held_out():.4f}", flush=True)
         save_model(model, arch, Path(args.out) / f"{arch}.pt")
-    return curves
 
 
 class NetworkAgent:
@@ -308,12 +317,12 @@ class NetworkAgent:
     def __init__(self, path: str, rules) -> None:
         self.device = "cuda" if torch.cuda.is_available() else "cpu"
         self.model = load_model(path).to(self.device)
-        self.name, self.rules = Path(path).stem, rules
+        self.name = Path(path).stem
         self.inputs = Inputs.make(GAME, rules, **INPUTS)
         self.features = LocalFeatures(rules, 3, plan=True)
 
     def act(self, observations, masks, view=None, keys=None) -> np.ndarray:
-        v = board_view(self.inputs(observations, masks), self.rules, self.features)
+        v = board_view(self.inputs(observations, masks), self.features)
         with torch.no_grad():
             z = logits(self.model, {k: torch.as_tensor(v[k], device=self.device) for k in KEYS})
         return np.take_along_axis(v["cand"], z.argmax(1, keepdim=True).cpu().numpy(), axis=1)[:, 0]
@@ -336,8 +345,7 @@ def bench(args) -> dict:
     columns = {}
     for name, agent in agents.items():
         began = time.perf_counter()
-        columns[name] = play_solo(game.make_core(rules), agent, seeds, batch_size=args.batch, progress=False,
-                                  make_view=game.make_view)
+        columns[name] = play_solo(game.make_core(rules), agent, seeds, batch_size=args.batch, progress=False)
         print(f"{name}: mean score {columns[name].mean():.4f} over {args.games} deals "
               f"({time.perf_counter() - began:.0f} s)", flush=True)
 
@@ -374,7 +382,9 @@ def main(argv=None) -> int:
     f = sub.add_parser("fit", help="the networks fitted to the teacher's decisions")
     f.add_argument("--data", default="out/board/data.npz")
     f.add_argument("--arch", nargs="+", choices=sorted(ARCHS), default=["local", "board"])
-    f.add_argument("--seconds", type=positive(float), default=60, help="per network")
+    f.add_argument("--epochs", type=positive(int), default=None, help="passes over the fitted decisions")
+    f.add_argument("--seconds", type=positive(float), default=None,
+                   help="per network: the fit's time without --epochs (default 60), with them a cap")
     f.add_argument("--width", type=positive(int), default=256, help="the board network's (a multiple of 4)")
     f.add_argument("--layers", type=positive(int), default=6, help="the board network's")
     f.add_argument("--batch", type=positive(int), default=1024)
@@ -389,6 +399,10 @@ def main(argv=None) -> int:
     b.add_argument("--threads", type=positive(int), default=1)
     b.add_argument("--out", default="out/board")
     args = p.parse_args(argv)
+    out = Path(args.out)
+    if (out.is_dir() if args.step == "play" else out.exists() and not out.is_dir()):
+        p.error(f"--out {out}: {'a folder' if args.step == 'play' else 'a file'} is there; give a "
+                f"{'file' if args.step == 'play' else 'folder'} path")
     try:
         if args.step == "play":
             from agents.registry import make_agent
@@ -400,8 +414,15 @@ def main(argv=None) -> int:
         elif args.step == "fit":
             if args.width % 4:
                 p.error(f"--width must be a multiple of 4 (4 attention heads), got {args.width}")
+            if args.seconds is None and args.epochs is None:
+                args.seconds = 60.0
+            if args.seconds is not None and not math.isfinite(args.seconds):
+                p.error(f"--seconds must be finite for fit, got {args.seconds}")
             fit(args)
         else:
+            names = [Path(m).stem for m in args.models]
+            if len(set(names)) < len(names) or "heuristic" in names:
+                p.error(f"--models must have different file names (their columns), none named heuristic: {names}")
             print(json.dumps({name: float(s.mean()) for name, s in bench(args).items()}))
     except ValueError as err:
         p.error(str(err))

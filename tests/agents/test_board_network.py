@@ -2,7 +2,8 @@
 the candidates the student reads, an untrained board network plays the heuristic's moves, the three steps
 run end to end, and bad input is one line."""
 
-import importlib.util
+import importlib
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -11,10 +12,9 @@ import torch
 
 import envs
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "board_network.py"
-spec = importlib.util.spec_from_file_location("board_network", SCRIPT)
-script = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(script)
+# imported by name from its folder, so that the worker processes of `play` import it too
+sys.path.append(str(Path(__file__).resolve().parents[2] / "benchmarks"))
+script = importlib.import_module("board_network")
 
 TEACHER = "search:candidates=3,rollouts=2"
 
@@ -34,10 +34,9 @@ def test_each_decision_holds_the_heuristics_candidates_in_rank_order_and_the_tea
     data = script.play_chunk(TEACHER, 3, 0, 4)
     n = len(data["label"])
     assert n > 0 and data["cand"].shape == (n, script.K) and data["local"].shape[:2] == (n, script.K)
-    # the rank features fall from the first candidate on (0: no candidate), and the teacher (3 candidates)
-    # chose one of the heuristic's first three
-    value = data["value"]
-    assert (value[:, 0] == 1).all() and (np.diff(value, axis=1) <= 0).all()
+    # the first candidate is the heuristic's best (rank feature 1), and the teacher (3 candidates) chose
+    # one of the heuristic's first three
+    assert (data["value"][:, 0] == 1).all()
     assert ((data["label"] >= 0) & (data["label"] < 3)).all()
     # each cell's code: the plane stands on a card (AS-5: it always stands on a card in play)
     G2 = data["codes"].shape[1]
@@ -64,15 +63,49 @@ def test_an_untrained_board_network_plays_the_heuristics_moves(tmp_path):
     assert all(torch.equal(loaded[k], v.half().float()) for k, v in model.state_dict().items())
 
 
+def test_a_network_that_prefers_the_second_candidate_plays_it_where_there_is_one(tmp_path):
+    rules = script.AirportScrambleRules()
+    model = script.LocalNet(script.LocalFeatures(rules, 3, plan=True).size, width=4)
+    with torch.no_grad():  # score = 100 for the candidate of rank index 1, 0 for the others
+        for layer in model.score:
+            if isinstance(layer, torch.nn.Linear):
+                layer.weight.zero_()
+                layer.bias.zero_()
+        model.score[0].weight[0, -script.K + 1] = 100.0
+        model.score[2].weight[0, 0] = 1.0
+        model.score[4].weight[0, 0] = 1.0
+    script.save_model(model, "local", tmp_path / "local.pt")
+    agent = script.NetworkAgent(str(tmp_path / "local.pt"), rules)
+    core = envs.spec(script.GAME).make_core(rules)
+    from envs.common.rng import game_seeds
+
+    state = core.init(game_seeds(5, 64))
+    observations, masks = core.observe(state), core.legal_mask(state)
+    view = script.board_view(agent.inputs(observations, masks), agent.features)
+    second = view["value"][:, 1] > 0
+    assert second.any()
+    chosen = agent.act(observations, masks)
+    assert (chosen[second] == view["cand"][second, 1]).all() and (chosen[~second] == view["cand"][~second, 0]).all()
+
+
+def test_several_workers_save_the_games_one_saves(tmp_path, capsys):
+    for workers in (1, 2):
+        assert script.main(["play", "--teacher", TEACHER, "--games", "6", "--workers", str(workers), "--chunk", "3",
+                            "--out", str(tmp_path / f"w{workers}.npz")]) == 0
+    one, two = script.read_data(str(tmp_path / "w1.npz")), script.read_data(str(tmp_path / "w2.npz"))
+    assert all(np.array_equal(one[k], two[k]) for k in script.DATA_KEYS)
+
+
 def test_play_fit_and_bench_run_end_to_end(tmp_path, capsys):
     data = tmp_path / "data.npz"
     assert script.main(["play", "--teacher", TEACHER, "--games", "12", "--workers", "1", "--chunk", "5",
                         "--out", str(data)]) == 0
     assert "played 12 games" in capsys.readouterr().out and not list(tmp_path.glob(".*partial"))
-    assert script.main(["fit", "--data", str(data), "--seconds", "0.5", "--width", "8", "--layers", "1",
+    assert script.main(["fit", "--data", str(data), "--epochs", "2", "--width", "8", "--layers", "1",
                         "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "local: epoch 1" in out and "board: epoch 1" in out
+    assert "local: epoch 2" in out and "board: epoch 2" in out and "epoch 3" not in out
+    assert "2.00 passes" in out
     models = [str(tmp_path / "board.pt"), str(tmp_path / "local.pt")]
     assert script.main(["bench", "--models", *models, "--games", "8", "--out", str(tmp_path)]) == 0
     rows = (tmp_path / "games.csv").read_text().splitlines()
@@ -91,6 +124,9 @@ def test_a_bad_teacher_is_one_line_naming_it(capsys):
     (["fit", "--data", "no/such.npz"], "no data file no/such.npz"),
     (["fit", "--width", "10"], "--width must be a multiple of 4"),
     (["bench", "--models", "no/such.pt"], "no model file no/such.pt"),
+    (["fit", "--seconds", "inf"], "--seconds must be finite for fit"),
+    (["bench", "--models", "a/board.pt", "b/board.pt"], "--models must have different file names"),
+    (["play", "--out", "."], "--out .: a folder is there"),
 ])
 def test_bad_input_is_one_line(capsys, argv, says):
     with pytest.raises(SystemExit) as stop:
