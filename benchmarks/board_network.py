@@ -15,11 +15,14 @@ this 2-core machine cannot train in hours but one GPU trains in minutes:
   the same decisions, the point of comparison.
 
 Both keep the student's prior: logits = score + 32 × the candidate's rank feature (2 logits a rank;
-an untrained network plays the heuristic's choice). Three steps, each a subcommand:
+an untrained network plays the heuristic's choice). The steps, each a subcommand:
 
     play   the teacher (``--teacher``, default the plain ``search``) plays ``--games`` deals, or as many
            as fit in ``--seconds``, in ``--workers`` processes; keeps each decision's features
-           (deals keyed by (seed, game): the same games on any layout)
+           (deals keyed by (seed, game): the same games on any layout). With ``--replay`` the games of a
+           ``pack`` file are played again move by move instead (no teacher: the same decisions)
+    pack   a warm start's ``warm_start.npz`` of teacher games (gigabytes) as such a replay (megabytes):
+           what can be carried to a machine with a GPU
     fit    fits each ``--arch`` on the first 95 % of the games for ``--epochs`` (or ``--seconds``; the
            step size a cosine over the fit), prints the held-out agreement with the teacher each
            epoch, saves the model
@@ -105,15 +108,83 @@ def play_chunk(teacher: str, seed: int, start: int, count: int) -> dict:
     return view
 
 
+def pack(args) -> None:
+    """``pack``: a warm start's ``warm_start.npz`` of teacher games (the teacher played every move: no
+    ``player``; Airport Scramble's standard rules) as a replay — the run's seed, each game's number and
+    its decisions' actions in order — a few megabytes for a file of gigabytes, to carry to a machine
+    that rebuilds the decisions (``play --replay``)."""
+    try:
+        with np.load(args.decisions) as f:
+            meta, games, actions = json.loads(str(f["meta"])), f["games"], f["actions"]
+    except FileNotFoundError:
+        raise ValueError(f"no file {args.decisions}") from None
+    except Exception as err:  # noqa: BLE001
+        raise ValueError(f"{args.decisions} is not a warm_start.npz ({type(err).__name__}: {err})") from None
+    if meta.get("game") != GAME or meta.get("player") or meta.get("opponent") or meta.get("inputs", {}).get("variants"):
+        raise ValueError(f"{args.decisions}: a replay needs {GAME} games the teacher played itself (no player, "
+                         f"opponent or variants)")
+    if meta.get("rules") != AirportScrambleRules().to_dict():
+        raise ValueError(f"{args.decisions}: a replay needs the standard rules (the file's: {meta.get('rules')})")
+    order = np.lexsort((-np.arange(games.size), games))  # each game's decisions, first to last
+    ids, length = np.unique(games, return_counts=True)
+    saved(Path(args.out), lambda f: np.savez_compressed(
+        f, seed=np.uint64(meta["seed"]), teacher=np.array(meta["teacher"]), game=ids, length=length,
+        actions=actions[order].astype(np.int16)))
+    print(f"packed {ids.size} games, {games.size} decisions of {meta['teacher']!r} (seed {meta['seed']})")
+
+
+def replay_chunk(path: str, start: int, count: int) -> dict:
+    """Games ``start … start+count−1`` of the replay ``path`` (:func:`pack`) played again move by move,
+    their decisions as :func:`play_chunk` returns them, in its order; ``ValueError`` if a game does not
+    replay (an illegal move, or a game that ends before or after its recorded moves)."""
+    import envs
+    from envs.common.rng import game_seeds
+
+    with np.load(path) as f:
+        seed, ids, length, actions = int(f["seed"]), f["game"], f["length"], f["actions"].astype(np.int64)
+    offset = np.concatenate([[0], np.cumsum(length)])[start:start + count]
+    ids, length = ids[start:start + count], length[start:start + count]
+    rules = AirportScrambleRules()
+    core = envs.spec(GAME).make_core(rules, check_actions=False)
+    first = int(ids.min())
+    state = core.init(game_seeds(seed, int(ids.max()) - first + 1, first)[ids - first])
+    inputs, features = Inputs.make(GAME, rules, **INPUTS), LocalFeatures(rules, 3, plan=True)
+    played, steps = np.zeros(ids.size, np.int64), []
+    while not state.done.all():
+        rows = np.flatnonzero(~state.done)
+        if (played[rows] >= length[rows]).any():
+            raise ValueError(f"{path}: game {ids[rows][played[rows] >= length[rows]][0]} goes on past its moves")
+        masks = core.legal_mask(state)
+        chosen = np.zeros(ids.size, np.int64)  # a finished game ignores its action
+        chosen[rows] = actions[offset[rows] + played[rows]]
+        if not masks[rows, chosen[rows]].all():
+            raise ValueError(f"{path}: a recorded move of game {ids[rows][~masks[rows, chosen[rows]]][0]} is illegal")
+        view = board_view(inputs(core.observe(state)[rows], masks[rows]), features)
+        hit = view["cand"] == chosen[rows][:, None]
+        view["label"] = np.where(hit.any(axis=1), hit.argmax(axis=1), -1)
+        view["game"] = ids[rows]
+        steps.append(view)
+        core.step(state, chosen)
+        played[rows] += 1
+    if (played != length).any():
+        raise ValueError(f"{path}: game {ids[played != length][0]} ended before its last move")
+    return {key: np.concatenate([step[key] for step in reversed(steps)]) for key in steps[0]}
+
+
 def play(args) -> None:
     """``play``: the teacher's games in ``--workers`` processes (1: here), chunks of ``--chunk`` games in
     game order, none started after ``--seconds``; saves the decisions of the chunks played (a prefix of
     the games: every chunk started is finished)."""
     began, parts = time.perf_counter(), {}
+    if args.replay:
+        with np.load(args.replay) as f:
+            args.games = min(args.games, f["game"].size)
     starts = list(range(0, args.games, args.chunk))
+    work = replay_chunk if args.replay else play_chunk
 
     def task(start):
-        return args.teacher, args.seed, start, min(args.chunk, args.games - start)
+        count = min(args.chunk, args.games - start)
+        return (args.replay, start, count) if args.replay else (args.teacher, args.seed, start, count)
 
     def more() -> bool:
         return bool(starts) and time.perf_counter() - began < args.seconds
@@ -121,7 +192,7 @@ def play(args) -> None:
     if args.workers == 1:
         while more():
             s = starts.pop(0)
-            parts[s] = play_chunk(*task(s))
+            parts[s] = work(*task(s))
     else:
         with concurrent.futures.ProcessPoolExecutor(args.workers,
                                                     mp_context=multiprocessing.get_context("spawn")) as pool:
@@ -129,7 +200,7 @@ def play(args) -> None:
             while True:
                 while more() and len(running) < args.workers:
                     s = starts.pop(0)
-                    running[pool.submit(play_chunk, *task(s))] = s
+                    running[pool.submit(work, *task(s))] = s
                 if not running:
                     break
                 done, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
@@ -378,7 +449,11 @@ def main(argv=None) -> int:
     a.add_argument("--workers", type=positive(int), default=2)
     a.add_argument("--chunk", type=positive(int), default=256)
     a.add_argument("--seed", type=int, default=2026120431, help="the teacher's deals (game i: (seed, i))")
+    a.add_argument("--replay", default="", help="a file of pack: its games played again, not a teacher's")
     a.add_argument("--out", default="out/board/data.npz")
+    k = sub.add_parser("pack", help="a warm start's teacher games as a small replay file")
+    k.add_argument("--decisions", required=True, help="a warm_start.npz of aerodeck train")
+    k.add_argument("--out", default="out/board/replay.npz")
     f = sub.add_parser("fit", help="the networks fitted to the teacher's decisions")
     f.add_argument("--data", default="out/board/data.npz")
     f.add_argument("--arch", nargs="+", choices=sorted(ARCHS), default=["local", "board"])
@@ -400,11 +475,18 @@ def main(argv=None) -> int:
     b.add_argument("--out", default="out/board")
     args = p.parse_args(argv)
     out = Path(args.out)
-    if (out.is_dir() if args.step == "play" else out.exists() and not out.is_dir()):
-        p.error(f"--out {out}: {'a folder' if args.step == 'play' else 'a file'} is there; give a "
-                f"{'file' if args.step == 'play' else 'folder'} path")
+    to_file = args.step in ("play", "pack")
+    if (out.is_dir() if to_file else out.exists() and not out.is_dir()):
+        p.error(f"--out {out}: {'a folder' if to_file else 'a file'} is there; "
+                f"give a {'file' if to_file else 'folder'} path")
     try:
-        if args.step == "play":
+        if args.step == "pack":
+            pack(args)
+        elif args.step == "play" and args.replay:
+            if not Path(args.replay).is_file():
+                p.error(f"--replay {args.replay}: no such file (make one with: board_network.py pack)")
+            play(args)
+        elif args.step == "play":
             from agents.registry import make_agent
 
             teacher = make_agent(GAME, args.teacher, AirportScrambleRules())

@@ -127,6 +127,8 @@ def test_a_bad_teacher_is_one_line_naming_it(capsys):
     (["fit", "--seconds", "inf"], "--seconds must be finite for fit"),
     (["bench", "--models", "a/board.pt", "b/board.pt"], "--models must have different file names"),
     (["play", "--out", "."], "--out .: a folder is there"),
+    (["play", "--replay", "no/such.npz"], "--replay no/such.npz: no such file"),
+    (["pack", "--decisions", "no/such.npz"], "no file no/such.npz"),
 ])
 def test_bad_input_is_one_line(capsys, argv, says):
     with pytest.raises(SystemExit) as stop:
@@ -141,3 +143,60 @@ def test_a_file_of_another_kind_is_refused_by_name(tmp_path, capsys):
         with pytest.raises(SystemExit) as stop:
             script.main(argv)
         assert stop.value.code == 2 and f"{other} is not a" in capsys.readouterr().err
+
+
+def warm_start_file(path, seed=7, games=6, **meta):
+    """A warm_start.npz of ``games`` teacher games, as ``aerodeck train`` saves one."""
+    from train.learn.config import WarmStartConfig
+    from train.learn.warm_start import save_decisions, teacher_chunk
+
+    rules = script.AirportScrambleRules()
+    data = teacher_chunk(script.GAME, rules, WarmStartConfig(teacher=TEACHER, seed=seed), script.INPUTS, seed, 0.995,
+                         0, games)
+    save_decisions(path, data, {"game": script.GAME, "rules": rules.to_dict(), "teacher": TEACHER, "opponent": "",
+                                "player": "", "seed": seed, "inputs": script.INPUTS, **meta})
+
+
+def test_a_packed_warm_start_replays_to_the_teachers_decisions(tmp_path, capsys):
+    warm_start_file(tmp_path / "warm_start.npz")
+    assert script.main(["pack", "--decisions", str(tmp_path / "warm_start.npz"), "--out", str(tmp_path / "r.npz")]) == 0
+    assert "packed 6 games" in capsys.readouterr().out
+    for start, count in ((0, 6), (2, 3)):
+        replayed, played = script.replay_chunk(str(tmp_path / "r.npz"), start, count), script.play_chunk(TEACHER, 7, start,
+                                                                                                         count)
+        assert all(np.array_equal(replayed[k], played[k]) for k in script.DATA_KEYS)
+    assert script.main(["play", "--replay", str(tmp_path / "r.npz"), "--workers", "1", "--chunk", "4",
+                        "--out", str(tmp_path / "d.npz")]) == 0
+    assert "played 6 games" in capsys.readouterr().out
+
+
+def test_a_replay_that_does_not_replay_is_refused_naming_the_game(tmp_path):
+    warm_start_file(tmp_path / "warm_start.npz")
+    script.main(["pack", "--decisions", str(tmp_path / "warm_start.npz"), "--out", str(tmp_path / "r.npz")])
+    with np.load(tmp_path / "r.npz") as f:
+        packed = {k: f[k] for k in f.files}
+    from envs.common.rng import game_seeds
+
+    rules = script.AirportScrambleRules()
+    core = envs.spec(script.GAME).make_core(rules)
+    mask = core.legal_mask(core.init(game_seeds(int(packed["seed"]), 1)))[0]
+    packed["actions"][0] = np.flatnonzero(~mask)[0]  # game 0's first move: an illegal one
+    np.savez(tmp_path / "bad.npz", **packed)
+    with pytest.raises(ValueError, match="a recorded move of game 0 is illegal"):
+        script.replay_chunk(str(tmp_path / "bad.npz"), 0, 6)
+    packed["length"][1] += 1  # game 1 has one move more than it plays
+    packed["actions"] = np.insert(packed["actions"], packed["length"][0] + packed["length"][1] - 1, 0)
+    with np.load(tmp_path / "r.npz") as f:
+        packed["actions"][:packed["length"][0]] = f["actions"][:packed["length"][0]]
+    np.savez(tmp_path / "long.npz", **packed)
+    with pytest.raises(ValueError, match="game 1 ended before its last move"):
+        script.replay_chunk(str(tmp_path / "long.npz"), 0, 6)
+
+
+@pytest.mark.parametrize("meta, says", [({"player": "heuristic"}, "the teacher played itself"),
+                                        ({"rules": {"grid_size": 7}}, "the standard rules")])
+def test_pack_refuses_a_warm_start_it_cannot_replay(tmp_path, capsys, meta, says):
+    warm_start_file(tmp_path / "warm_start.npz", games=2, **meta)
+    with pytest.raises(SystemExit) as stop:
+        script.main(["pack", "--decisions", str(tmp_path / "warm_start.npz"), "--out", str(tmp_path / "r.npz")])
+    assert stop.value.code == 2 and says in capsys.readouterr().err and not (tmp_path / "r.npz").exists()
