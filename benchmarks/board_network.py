@@ -485,6 +485,9 @@ def main(argv=None) -> int:
         elif args.step == "play" and args.replay:
             if not Path(args.replay).is_file():
                 p.error(f"--replay {args.replay}: no such file (make one with: board_network.py pack)")
+            with np.load(args.replay) as f:
+                if not {"seed", "game", "length", "actions"} <= set(f.files):
+                    p.error(f"--replay: {args.replay} is not a file of board_network.py pack")
             play(args)
         elif args.step == "play":
             from agents.registry import make_agent

@@ -139,7 +139,7 @@ def test_bad_input_is_one_line(capsys, argv, says):
 def test_a_file_of_another_kind_is_refused_by_name(tmp_path, capsys):
     other = tmp_path / "other.npz"
     np.savez(other, x=np.zeros(3))
-    for argv in (["fit", "--data", str(other)], ["bench", "--models", str(other)]):
+    for argv in (["fit", "--data", str(other)], ["bench", "--models", str(other)], ["play", "--replay", str(other)]):
         with pytest.raises(SystemExit) as stop:
             script.main(argv)
         assert stop.value.code == 2 and f"{other} is not a" in capsys.readouterr().err
