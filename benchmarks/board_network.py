@@ -21,7 +21,7 @@ an untrained network plays the heuristic's choice). The steps, each a subcommand
            as fit in ``--seconds``, in ``--workers`` processes; keeps each decision's features
            (deals keyed by (seed, game): the same games on any layout). With ``--replay`` the games of a
            ``pack`` file are played again move by move instead (no teacher: the same decisions)
-    pack   a warm start's ``warm_start.npz`` of teacher games (gigabytes) as such a replay (megabytes):
+    pack   a warm start's ``warm_start.npz`` of teacher games (hundreds of megabytes) as such a replay (a few):
            what can be carried to a machine with a GPU
     fit    fits each ``--arch`` on the first 95 % of the games for ``--epochs`` (or ``--seconds``; the
            step size a cosine over the fit), prints the held-out agreement with the teacher each
@@ -111,7 +111,7 @@ def play_chunk(teacher: str, seed: int, start: int, count: int) -> dict:
 def pack(args) -> None:
     """``pack``: a warm start's ``warm_start.npz`` of teacher games (the teacher played every move: no
     ``player``; Airport Scramble's standard rules) as a replay — the run's seed, each game's number and
-    its decisions' actions in order — a few megabytes for a file of gigabytes, to carry to a machine
+    its decisions' actions in order — a few megabytes for a file of hundreds, to carry to a machine
     that rebuilds the decisions (``play --replay``)."""
     try:
         with np.load(args.decisions) as f:
@@ -155,11 +155,15 @@ def replay_chunk(path: str, start: int, count: int) -> dict:
         if (played[rows] >= length[rows]).any():
             raise ValueError(f"{path}: game {ids[rows][played[rows] >= length[rows]][0]} goes on past its moves")
         masks = core.legal_mask(state)
+        recorded = actions[offset[rows] + played[rows]]
+        legal = (recorded >= 0) & (recorded < masks.shape[1])
+        legal[legal] = masks[rows[legal], recorded[legal]]
+        if not legal.all():
+            raise ValueError(f"{path}: a recorded move of game {ids[rows][~legal][0]} is illegal")
         chosen = np.zeros(ids.size, np.int64)  # a finished game ignores its action
-        chosen[rows] = actions[offset[rows] + played[rows]]
-        if not masks[rows, chosen[rows]].all():
-            raise ValueError(f"{path}: a recorded move of game {ids[rows][~masks[rows, chosen[rows]]][0]} is illegal")
-        view = board_view(inputs(core.observe(state)[rows], masks[rows]), features)
+        chosen[rows] = recorded
+        # as the warm start keeps them (float16), so the features are the same as play_chunk's
+        view = board_view(inputs(core.observe(state)[rows], masks[rows]).astype(np.float16), features)
         hit = view["cand"] == chosen[rows][:, None]
         view["label"] = np.where(hit.any(axis=1), hit.argmax(axis=1), -1)
         view["game"] = ids[rows]
@@ -485,9 +489,13 @@ def main(argv=None) -> int:
         elif args.step == "play" and args.replay:
             if not Path(args.replay).is_file():
                 p.error(f"--replay {args.replay}: no such file (make one with: board_network.py pack)")
-            with np.load(args.replay) as f:
-                if not {"seed", "game", "length", "actions"} <= set(f.files):
-                    p.error(f"--replay: {args.replay} is not a file of board_network.py pack")
+            try:
+                with np.load(args.replay) as f:
+                    fits = {"seed", "game", "length", "actions"} <= set(f.files) and f["game"].size > 0
+            except Exception:  # noqa: BLE001 - any unreadable file is reported as one
+                fits = False
+            if not fits:
+                p.error(f"--replay: {args.replay} is not a file of board_network.py pack (or holds no game)")
             play(args)
         elif args.step == "play":
             from agents.registry import make_agent

@@ -184,6 +184,10 @@ def test_a_replay_that_does_not_replay_is_refused_naming_the_game(tmp_path):
     np.savez(tmp_path / "bad.npz", **packed)
     with pytest.raises(ValueError, match="a recorded move of game 0 is illegal"):
         script.replay_chunk(str(tmp_path / "bad.npz"), 0, 6)
+    packed["actions"][0] = 30000  # not an action at all
+    np.savez(tmp_path / "bad.npz", **packed)
+    with pytest.raises(ValueError, match="a recorded move of game 0 is illegal"):
+        script.replay_chunk(str(tmp_path / "bad.npz"), 0, 6)
     packed["length"][1] += 1  # game 1 has one move more than it plays
     packed["actions"] = np.insert(packed["actions"], packed["length"][0] + packed["length"][1] - 1, 0)
     with np.load(tmp_path / "r.npz") as f:
