@@ -1,6 +1,6 @@
 """benchmarks/board_network.py: the teacher's decisions do not depend on the chunking, each network reads
-the candidates the student reads, an untrained board network plays the heuristic's moves, the three steps
-run end to end, and bad input is one line."""
+the candidates the student reads, an untrained board network plays the heuristic's moves, the steps run
+end to end, a packed warm start replays to the teacher's own decisions, and bad input is one line."""
 
 import importlib
 import sys
