@@ -68,25 +68,16 @@ def board_view(x: np.ndarray, features: LocalFeatures) -> dict:
     features (0: no candidate), ``local`` float16 (n, K, F) the local network's features of each,
     ``cell`` int64 (n, K) the cell each acts on, ``codes`` int16 (n, G²) each cell's channels as bits,
     ``table`` float16 (n, T) the game's counts and the face-up cards' colours."""
-    geo = features.geo
-    O, A = geo.observation.size, geo.actions.n_actions
+    O, A = features.geo.observation.size, features.geo.actions.n_actions
     obs, masks, ranks = x[:, :O].astype(np.float32), x[:, O:O + A] > 0.5, x[:, O + A:].astype(np.float32)
     cand = np.argsort(-ranks, axis=1, kind="stable")[:, :K]
     value = np.take_along_axis(ranks, cand, axis=1)
-    local = features(obs, cand, masks).astype(np.float16)
-    t = Table.from_observations(geo, obs)
-    nc, n = geo.n_colors, len(x)
-    h, v = t.hcol.astype(np.int64), t.vcol.astype(np.int64)
-    codes = (np.where(h >= 0, 1 | (1 << (1 + h.clip(0))), 0) | np.where(v >= 0, 1 << (1 + nc + v.clip(0)), 0))
-    rows = np.arange(n)
-    for channel, where in enumerate((t.plane, t.origin_cell, t.destination_cell), start=1 + 2 * nc):
-        at = where >= 0
-        codes[rows[at], where[at]] |= 1 << channel
-    one_hot = np.eye(nc + 1)  # the face-up cards' colours (index 0: an empty slot)
+    t = Table.from_observations(features.geo, obs)
+    local = features.of_table(t, cand, masks).astype(np.float16)
+    codes = features.cell_codes(t) >> 1  # without "off the grid", 0 on every cell
+    one_hot = np.eye(features.geo.n_colors + 1)  # the face-up cards' colours (index 0: an empty slot)
     slots = np.concatenate([one_hot[t.slot_h.astype(np.int64) + 1], one_hot[t.slot_v.astype(np.int64) + 1]], axis=2)
-    table = np.concatenate([np.stack([t.die / 8, t.points / 4, t.aboard, t.active, t.choosing, t.deck_size / 48,
-                                      (t.hcol >= 0).mean(axis=1)], axis=1), t.available / 5, slots.reshape(n, -1)],
-                           axis=1)
+    table = np.concatenate([features.game_figures(t), slots.reshape(len(x), -1)], axis=1)
     return {"cand": cand, "value": value, "local": local, "cell": features.cells(t, cand),
             "codes": codes.astype(np.int16), "table": table.astype(np.float16)}
 

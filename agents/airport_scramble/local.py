@@ -84,11 +84,36 @@ class LocalFeatures:
         return np.stack([signed_log(score), np.broadcast_to(signed_log(best), score.shape), np.log1p(gap) / 4,
                          np.minimum(gap, 4.0) / 4, gap < 1.0, np.abs(after - score) < 1.0], axis=2).astype(np.float32)
 
+    def cell_codes(self, t: Table) -> np.ndarray:
+        """``uint32 (n, G²)``: each cell's channels (the class docstring's, less "off the grid", bit 0,
+        which is 0 on the grid) as the bits of one code."""
+        nc, n = self.geo.n_colors, len(t.plane)
+        h, v = t.hcol.astype(np.int64), t.vcol.astype(np.int64)
+        code = (np.where(h >= 0, (1 << 1) | (1 << (2 + h.clip(0))), 0)  # a card, its H colour
+                | np.where(v >= 0, 1 << (2 + nc + v.clip(0)), 0)).astype(np.uint32)  # its V colour
+        rows = np.arange(n)
+        for channel, where in enumerate((t.plane, t.origin_cell, t.destination_cell), start=2 + 2 * nc):
+            at = where >= 0
+            code[rows[at], where[at]] |= np.uint32(1 << channel)
+        return code
+
+    @staticmethod
+    def game_figures(t: Table) -> np.ndarray:
+        """``float32 (n, 7 + nc²)``: the game's counts (die / 8, points / 4, aboard, a ticket is current,
+        the AS-15 line choice, deck / 48, the share of cells with a card) and the cards of each colour
+        pair still to come / 5."""
+        counts = np.stack([t.die / 8, t.points / 4, t.aboard, t.active, t.choosing, t.deck_size / 48,
+                           (t.hcol >= 0).mean(axis=1)], axis=1)
+        return np.concatenate([counts, t.available / 5], axis=1).astype(np.float32)
+
     def __call__(self, observations: np.ndarray, actions: np.ndarray, masks: np.ndarray | None = None) -> np.ndarray:
         """The features ``float32 (n, k, size)``; ``masks`` ``bool (n, A)``, the legal masks, are read
         with ``plan`` only (and needed then)."""
+        return self.of_table(Table.from_observations(self.geo, np.asarray(observations, np.float32)), actions, masks)
+
+    def of_table(self, t: Table, actions: np.ndarray, masks: np.ndarray | None = None) -> np.ndarray:
+        """:meth:`__call__` for the observations decoded as ``t`` (a :class:`Table`)."""
         geo, R, nc, G = self.geo, self.radius, self.geo.n_colors, self.geo.G
-        t = Table.from_observations(geo, np.asarray(observations, np.float32))
         actions = np.asarray(actions, np.int64)
         n, k = actions.shape
         lay = geo.actions
@@ -96,14 +121,8 @@ class LocalFeatures:
         # patches gathered as codes, then one lookup of the codes' bits: a single pass over the output.
         side = G + 2 * R
         code = np.ones((n, side, side), np.uint32)
-        h, v = t.hcol.astype(np.int64), t.vcol.astype(np.int64)
-        inner = (np.where(h >= 0, (1 << 1) | (1 << (2 + h.clip(0))), 0)  # a card, its H colour
-                 | np.where(v >= 0, 1 << (2 + nc + v.clip(0)), 0)).astype(np.uint32)  # its V colour
+        code[:, R:R + G, R:R + G] = self.cell_codes(t).reshape(n, G, G)
         rows = np.arange(n)
-        for channel, where in enumerate((t.plane, t.origin_cell, t.destination_cell), start=2 + 2 * nc):
-            at = where >= 0
-            inner[rows[at], where[at]] |= np.uint32(1 << channel)
-        code[:, R:R + G, R:R + G] = inner.reshape(n, G, G)
         cell = self.cells(t, actions)
         offsets = np.arange(-R, R + 1)
         r = (cell // G)[:, :, None, None] + R + offsets[None, None, :, None]
@@ -115,10 +134,7 @@ class LocalFeatures:
         card_v = np.where(play, np.take_along_axis(t.slot_v, slot, axis=1), -1)
         one_hot = np.eye(nc + 1, dtype=np.float32)
         card = np.concatenate([one_hot[card_h + 1], one_hot[card_v + 1]], axis=2)
-        counts = np.stack([t.die / 8, t.points / 4, t.aboard, t.active, t.choosing, t.deck_size / 48,
-                           (t.hcol >= 0).mean(axis=1)], axis=1)
-        table = np.concatenate([counts, t.available / 5], axis=1).astype(np.float32)
-        parts = [patch, card, np.repeat(table[:, None], k, axis=1), self.kinds[actions]]
+        parts = [patch, card, np.repeat(self.game_figures(t)[:, None], k, axis=1), self.kinds[actions]]
         if self.plan:
             if masks is None:
                 raise ValueError("the local network's plan figures need the legal masks")
