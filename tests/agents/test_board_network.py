@@ -110,6 +110,9 @@ def test_play_fit_and_bench_run_end_to_end(tmp_path, capsys):
     assert script.main(["bench", "--models", *models, "--games", "8", "--out", str(tmp_path)]) == 0
     rows = (tmp_path / "games.csv").read_text().splitlines()
     assert rows[0] == "seed,heuristic,board,local" and len(rows) == 9
+    split = tmp_path / "split"
+    assert script.main(["bench", "--models", *models, "--games", "8", "--workers", "3", "--out", str(split)]) == 0
+    assert (split / "games.csv").read_text().splitlines() == rows  # the same deals, scores and order
 
 
 def test_a_bad_teacher_is_one_line_naming_it(capsys):
