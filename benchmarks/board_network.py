@@ -27,8 +27,9 @@ an untrained network plays the heuristic's choice). The steps, each a subcommand
            step size a cosine over the fit), prints the held-out agreement with the teacher each
            epoch, saves the model
     bench  plays ``--games`` deals of ``aerodeck bench``'s seed ``--seed`` with each model (one forward
-           pass a decision, no rollout; in ``--workers`` processes, the same scores) and writes ``games.csv`` (a seed column and a score column per
-           model) to pair with ``aerodeck bench``'s own ``games.csv`` on the same seed
+           pass a decision, no rollout; the deals split across ``--workers`` processes) and writes
+           ``games.csv`` (a seed column and a score column per model) to pair with ``aerodeck bench``'s
+           own ``games.csv`` on the same seed
 
     .venv/bin/python benchmarks/board_network.py play --games 64 --workers 1 --out out/board/data.npz
     .venv/bin/python benchmarks/board_network.py fit --data out/board/data.npz --epochs 5 --out out/board
@@ -394,9 +395,9 @@ class NetworkAgent:
         return np.take_along_axis(v["cand"], z.argmax(1, keepdim=True).cpu().numpy(), axis=1)[:, 0]
 
 
-def bench_part(models: list[str], seeds: np.ndarray, batch: int, threads: int) -> dict:
-    """The heuristic and each model of ``models`` on the deals ``seeds``: each one's scores ``float64 (n,)``
-    and its seconds."""
+def bench_part(models: list[str], seeds: np.ndarray, batch: int, threads: int) -> tuple[np.ndarray, dict, dict]:
+    """The heuristic and each model of ``models`` on the deals ``seeds`` ``uint64 (n,)``: those seeds, each
+    one's scores ``float64 (n,)`` and each one's seconds."""
     import envs
     from agents.registry import make_agent
     from train.evaluate.loop import play_solo
@@ -407,32 +408,36 @@ def bench_part(models: list[str], seeds: np.ndarray, batch: int, threads: int) -
     agents = {"heuristic": make_agent(GAME, "heuristic", rules, seed=0)}
     for path in models:
         agents[Path(path).stem] = NetworkAgent(path, rules)
-    columns = {}
+    scores, seconds = {}, {}
     for name, agent in agents.items():
         began = time.perf_counter()
-        columns[name] = play_solo(game.make_core(rules), agent, seeds, batch_size=batch, progress=False)
-        columns[f"{name} seconds"] = time.perf_counter() - began
-    return columns
+        scores[name] = play_solo(game.make_core(rules), agent, seeds, batch_size=batch, progress=False)
+        seconds[name] = time.perf_counter() - began
+    return seeds, scores, seconds
 
 
 def bench(args) -> dict:
     """``bench``: the heuristic and each model play ``--games`` deals of ``aerodeck bench --seed``, split
-    into ``--workers`` processes (the scores do not depend on the split); ``games.csv`` under ``--out``;
+    into ``--workers`` processes (the same deals in the same order; the heuristic's scores the same, a
+    network's up to float rounding in near-ties between batch shapes); ``games.csv`` under ``--out``;
     returns each one's scores ``float64 (games,)``."""
+    from itertools import repeat
+
     from train.evaluate.loop import game_seeds
 
-    seeds = game_seeds(args.seed, args.games)
-    parts = np.array_split(seeds, min(args.workers, args.games))
+    parts = np.array_split(game_seeds(args.seed, args.games), min(args.workers, args.games))
     if len(parts) == 1:
-        results = [bench_part(args.models, seeds, args.batch, args.threads)]
+        results = [bench_part(args.models, parts[0], args.batch, args.threads)]
     else:
-        with concurrent.futures.ProcessPoolExecutor(len(parts), mp_context=multiprocessing.get_context("spawn")) as pool:
-            results = list(pool.map(bench_part, *zip(*[(args.models, part, args.batch, args.threads) for part in parts])))
+        context = multiprocessing.get_context("spawn")
+        with concurrent.futures.ProcessPoolExecutor(len(parts), mp_context=context) as pool:
+            results = list(pool.map(bench_part, repeat(args.models), parts, repeat(args.batch), repeat(args.threads)))
+    seeds = np.concatenate([part_seeds for part_seeds, _, _ in results])
     columns = {}
-    for name in ["heuristic", *(Path(m).stem for m in args.models)]:
-        columns[name] = np.concatenate([r[name] for r in results])
+    for name in results[0][1]:
+        columns[name] = np.concatenate([scores[name] for _, scores, _ in results])
         print(f"{name}: mean score {columns[name].mean():.4f} over {args.games} deals "
-              f"({max(r[f'{name} seconds'] for r in results):.0f} s)", flush=True)
+              f"(the slowest worker's {max(seconds[name] for _, _, seconds in results):.0f} s)", flush=True)
 
     def write(f):
         lines = [",".join(["seed", *columns])]
@@ -485,8 +490,9 @@ def main(argv=None) -> int:
     b.add_argument("--games", type=positive(int), default=5000)
     b.add_argument("--seed", type=int, default=20261250, help="aerodeck bench's seed: the same deals")
     b.add_argument("--batch", type=positive(int), default=5000)
-    b.add_argument("--threads", type=positive(int), default=1, help="torch threads per worker")
-    b.add_argument("--workers", type=positive(int), default=1, help="processes, each playing a share of the deals")
+    b.add_argument("--threads", type=positive(int), default=1, help="torch threads per process")
+    b.add_argument("--workers", type=positive(int), default=1,
+                   help="processes, each playing a share of the deals (workers × threads: at most the cores)")
     b.add_argument("--out", default="out/board")
     args = p.parse_args(argv)
     out = Path(args.out)

@@ -111,7 +111,7 @@ def test_play_fit_and_bench_run_end_to_end(tmp_path, capsys):
     rows = (tmp_path / "games.csv").read_text().splitlines()
     assert rows[0] == "seed,heuristic,board,local" and len(rows) == 9
     split = tmp_path / "split"
-    assert script.main(["bench", "--models", *models, "--games", "8", "--workers", "3", "--out", str(split)]) == 0
+    assert script.main(["bench", "--models", *models, "--games", "8", "--workers", "2", "--out", str(split)]) == 0
     assert (split / "games.csv").read_text().splitlines() == rows  # the same deals, scores and order
 
 
