@@ -93,10 +93,15 @@ def play_chunk(teacher: str, seed: int, start: int, count: int) -> dict:
     rules = AirportScrambleRules()
     warm = WarmStartConfig(teacher=teacher, seed=seed)
     data = teacher_chunk(GAME, rules, warm, INPUTS, seed, 0.995, start, count)
-    view = board_view(data["inputs"], LocalFeatures(rules, 3, plan=True))
-    hit = view["cand"] == data["actions"][:, None]
+    return labelled(board_view(data["inputs"], LocalFeatures(rules, 3, plan=True)), data["actions"], data["games"])
+
+
+def labelled(view: dict, actions: np.ndarray, games: np.ndarray) -> dict:
+    """``view`` (:func:`board_view`) with ``label`` int64 (n,), the candidate that is ``actions`` int64 (n,)
+    (−1: not one of the K), and ``game`` int64 (n,) ``games``."""
+    hit = view["cand"] == actions[:, None]
     view["label"] = np.where(hit.any(axis=1), hit.argmax(axis=1), -1)
-    view["game"] = data["games"]
+    view["game"] = games
     return view
 
 
@@ -156,10 +161,7 @@ def replay_chunk(path: str, start: int, count: int) -> dict:
         chosen[rows] = recorded
         # as the warm start keeps them (float16), so the features are the same as play_chunk's
         view = board_view(inputs(core.observe(state)[rows], masks[rows]).astype(np.float16), features)
-        hit = view["cand"] == chosen[rows][:, None]
-        view["label"] = np.where(hit.any(axis=1), hit.argmax(axis=1), -1)
-        view["game"] = ids[rows]
-        steps.append(view)
+        steps.append(labelled(view, recorded, ids[rows]))
         core.step(state, chosen)
         played[rows] += 1
     if (played != length).any():
