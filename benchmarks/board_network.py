@@ -12,7 +12,10 @@ this 2-core machine cannot train in hours but one GPU trains in minutes:
   and one per candidate (what the local network reads of it, its rank, the position of its cell); each
   candidate's score is read from its token;
 * ``local``: the local network's scorer (two layers of 256 over the same candidate features), fitted to
-  the same decisions, the point of comparison.
+  the same decisions, the point of comparison;
+* ``tickets``: that scorer reading also what the tickets still in the ticket deck say of each candidate
+  (:class:`TicketFigures`), which neither the heuristic nor the local network reads and the search's
+  rollouts play out.
 
 Both keep the student's prior: logits = score + 32 × the candidate's rank feature (2 logits a rank;
 an untrained network plays the heuristic's choice). The steps, each a subcommand:
@@ -68,7 +71,8 @@ def board_view(x: np.ndarray, features: LocalFeatures) -> dict:
     heuristic's rank features): ``cand`` int64 (n, K) the candidates, ``value`` float32 (n, K) their rank
     features (0: no candidate), ``local`` float16 (n, K, F) the local network's features of each,
     ``cell`` int64 (n, K) the cell each acts on, ``codes`` int16 (n, G²) each cell's channels as bits,
-    ``table`` float16 (n, T) the game's counts and the face-up cards' colours."""
+    ``table`` float16 (n, T) the game's counts and the face-up cards' colours, ``tick`` float16 (n, K, 105)
+    what the tickets to come say of each candidate (:class:`TicketFigures`)."""
     O, A = features.geo.observation.size, features.geo.actions.n_actions
     obs, masks, ranks = x[:, :O].astype(np.float32), x[:, O:O + A] > 0.5, x[:, O + A:].astype(np.float32)
     cand = np.argsort(-ranks, axis=1, kind="stable")[:, :K]
@@ -79,8 +83,81 @@ def board_view(x: np.ndarray, features: LocalFeatures) -> dict:
     one_hot = np.eye(features.geo.n_colors + 1)  # the face-up cards' colours (index 0: an empty slot)
     slots = np.concatenate([one_hot[t.slot_h.astype(np.int64) + 1], one_hot[t.slot_v.astype(np.int64) + 1]], axis=2)
     table = np.concatenate([features.game_figures(t), slots.reshape(len(x), -1)], axis=1)
-    return {"cand": cand, "value": value, "local": local, "cell": features.cells(t, cand),
-            "codes": codes.astype(np.int16), "table": table.astype(np.float16)}
+    cell = features.cells(t, cand)
+    return {"cand": cand, "value": value, "local": local, "cell": cell, "codes": codes.astype(np.int16),
+            "table": table.astype(np.float16), "tick": TicketFigures(features.geo)(obs, cand, cell)}
+
+
+class TicketFigures:
+    """What the tickets still in the ticket deck say of each candidate: ``float16 (n, K, 105)`` for
+    observations ``float (n, O)``, candidates ``int64 (n, K)`` and the cells they act on ``int64 (n, K)``.
+
+    A candidate's cards are the card it plays, or the cards it replaces (none for other kinds). Per
+    candidate: the tickets to come on its cards / 3; those whose other airport is on the grid, face up
+    and in the airport deck, each / 3; the grid distance from its cell to the nearest such airport on
+    the grid / 16 (1 without one); per cell of the 7 × 7 cells around its cell, the tickets to come on
+    that cell's card / 3 and whether one joins it to the candidate's cards; and the game's tickets to come
+    with both airports on the grid (pre-played, AS-15) / 3 and with one / 12. (Cards are told apart by
+    the observation's ``card_place`` and tickets by its ``ticket_deck``: AS-17 hides only the order.)"""
+
+    RADIUS = 3
+
+    def __init__(self, geo) -> None:
+        self.geo = geo
+        blocks = geo.observation.blocks
+        self.place, self.left = blocks["card_place"].slice, blocks["ticket_deck"].slice
+        tickets = len(geo.origin)
+        self.joins = np.zeros((tickets, geo.n_cards), np.float32)  # ticket × card: its two airports
+        self.joins[np.arange(tickets), geo.origin] = 1
+        self.joins[np.arange(tickets), geo.destination] = 1
+        self.size = 5 + 2 * (2 * self.RADIUS + 1) ** 2 + 2
+
+    def __call__(self, obs: np.ndarray, cand: np.ndarray, cells: np.ndarray) -> np.ndarray:
+        geo, R = self.geo, self.RADIUS
+        (n, K), G, G2, F, N = cand.shape, geo.G, geo.G2, geo.F, geo.n_cards
+        place = np.rint(obs[:, self.place].astype(np.float32) * (G2 + F)).astype(np.int64) - 1  # −1: the deck
+        left = (obs[:, self.left].astype(np.float32) > 0.5).astype(np.float32)  # (n, T)
+        per_card = left @ self.joins  # (n, N) tickets to come on each card
+        pair = np.einsum("nt,ta,tb->nab", left, self.joins, self.joins)  # tickets to come joining a and b
+        pair[:, np.arange(N), np.arange(N)] = 0
+        on_grid, face_up, in_deck = (place >= 0) & (place < G2), place >= G2, place < 0
+        slot_card, cell_card = np.full((n, F), -1, np.int64), np.full((n, G2), -1, np.int64)
+        rows, cards = np.nonzero(face_up)
+        slot_card[rows, place[rows, cards] - G2] = cards
+        rows, cards = np.nonzero(on_grid)
+        cell_card[rows, place[rows, cards]] = cards
+        lay = geo.actions
+        play = (cand >= lay.play_offset) & (cand < lay.replace_offset)
+        replace = (cand >= lay.replace_offset) & (cand < lay.line_offset)
+        mine = np.zeros((n, K, N), np.float32)  # each candidate's cards
+        played = np.take_along_axis(slot_card, np.where(play, (cand - lay.play_offset) // G2, 0), axis=1)
+        rows, ks = np.nonzero(play & (played >= 0))
+        mine[rows, ks, played[rows, ks]] = 1
+        bits = np.where(replace, cand - lay.replace_offset + 1, 0)  # AS-19: the slots' bitmask
+        for s in range(F):
+            chosen = np.repeat(slot_card[:, s:s + 1], K, axis=1)
+            rows, ks = np.nonzero(replace & ((bits >> s) & 1).astype(bool) & (chosen >= 0))
+            mine[rows, ks, chosen[rows, ks]] = 1
+        partner = np.einsum("nka,nab->nkb", mine, pair)  # (n, K, N) tickets joining its cards to card b
+        row, col = np.where(on_grid, place // G, 0), np.where(on_grid, place % G, 0)
+        dist = np.abs(row[:, None] - (cells // G)[:, :, None]) + np.abs(col[:, None] - (cells % G)[:, :, None])
+        dist = np.where((partner > 0) & on_grid[:, None], dist, 2 * G).min(axis=2)
+        dist = np.where(dist < 2 * G, dist / (2 * (G - 1)), 1.0)
+        padded = np.full((n, G + 2 * R, G + 2 * R), -1, np.int64)
+        padded[:, R:R + G, R:R + G] = cell_card.reshape(n, G, G)
+        offsets = np.arange(-R, R + 1)
+        r = (cells // G)[:, :, None, None] + R + offsets[None, None, :, None]
+        c = (cells % G)[:, :, None, None] + R + offsets[None, None, None, :]
+        around = padded[np.arange(n)[:, None, None, None], r, c].reshape(n, K, -1)  # (n, K, 49) card ids
+        card = np.maximum(around, 0)
+        around_tickets = np.where(around >= 0, np.take_along_axis(np.repeat(per_card[:, None], K, axis=1), card, 2), 0)
+        around_joined = np.where(around >= 0, np.take_along_axis(partner, card, axis=2), 0)
+        both = (pair * on_grid[:, :, None] * on_grid[:, None, :]).sum(axis=(1, 2)) / 2
+        one = (per_card * on_grid).sum(axis=1) - 2 * both
+        game = np.repeat(np.stack([both / 3, one / 12], axis=1)[:, None], K, axis=1)
+        own = np.stack([(mine * per_card[:, None]).sum(2) / 3, (partner * on_grid[:, None]).sum(2) / 3,
+                        dist, (partner * face_up[:, None]).sum(2) / 3, (partner * in_deck[:, None]).sum(2) / 3], axis=2)
+        return np.concatenate([own, around_tickets / 3, np.minimum(around_joined, 1), game], axis=2).astype(np.float16)
 
 
 def play_chunk(teacher: str, seed: int, start: int, count: int) -> dict:
@@ -227,17 +304,19 @@ def saved(path: Path, write) -> None:
 
 
 class LocalNet(torch.nn.Module):
-    """The local network's scorer: two layers of ``width`` over each candidate's features and rank."""
+    """The local network's scorer: two layers of ``width`` over each candidate's features and rank (with
+    ``tickets`` > 0 also its ``tickets`` :class:`TicketFigures`)."""
 
-    def __init__(self, size: int, width: int = 256) -> None:
+    def __init__(self, size: int, width: int = 256, tickets: int = 0) -> None:
         super().__init__()
-        self.settings = {"size": size, "width": width}
-        self.score = torch.nn.Sequential(torch.nn.Linear(size + K, width), torch.nn.ReLU(),
+        self.settings = {"size": size, "width": width, "tickets": tickets}
+        self.score = torch.nn.Sequential(torch.nn.Linear(size + tickets + K, width), torch.nn.ReLU(),
                                          torch.nn.Linear(width, width), torch.nn.ReLU(), torch.nn.Linear(width, 1))
 
     def forward(self, b: dict) -> torch.Tensor:
         rank = torch.eye(K, device=b["local"].device).expand(len(b["local"]), K, K)
-        return self.score(torch.cat([b["local"].float(), rank], dim=2)).squeeze(-1)
+        parts = [b["local"].float(), *([b["tick"].float()] if self.settings["tickets"] else []), rank]
+        return self.score(torch.cat(parts, dim=2)).squeeze(-1)
 
 
 class BoardNet(torch.nn.Module):
@@ -269,8 +348,8 @@ class BoardNet(torch.nn.Module):
         return self.out(self.encoder(tokens)[:, -K:]).squeeze(-1)
 
 
-ARCHS = {"board": BoardNet, "local": LocalNet}
-KEYS = ("local", "codes", "table", "cell", "value")
+ARCHS = {"board": BoardNet, "local": LocalNet, "tickets": LocalNet}
+KEYS = ("local", "tick", "codes", "table", "cell", "value")
 DATA_KEYS = ("cand", "label", "game", *KEYS)
 
 
@@ -330,8 +409,9 @@ def fit(args) -> None:
     per_epoch = -(-len(train_rows) // args.batch)
     for arch in args.arch:
         torch.manual_seed(args.seed)
-        model = (BoardNet(size, args.width, args.layers) if arch == "board" else LocalNet(size)).to(device)
-        lr = args.lr[arch == "local"]
+        tickets = data["tick"].shape[2] if arch == "tickets" else 0
+        model = (BoardNet(size, args.width, args.layers) if arch == "board" else LocalNet(size, tickets=tickets)).to(device)
+        lr = args.lr[arch != "board"]
         opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
         began, step, epoch = time.perf_counter(), 0, 0
         rng = np.random.default_rng(args.seed)
@@ -484,7 +564,8 @@ def main(argv=None) -> int:
     f.add_argument("--width", type=positive(int), default=256, help="the board network's (a multiple of 4)")
     f.add_argument("--layers", type=positive(int), default=6, help="the board network's")
     f.add_argument("--batch", type=positive(int), default=1024)
-    f.add_argument("--lr", type=positive(float), nargs=2, default=[3e-4, 1e-3], metavar=("BOARD", "LOCAL"))
+    f.add_argument("--lr", type=positive(float), nargs=2, default=[3e-4, 1e-3], metavar=("BOARD", "LOCAL"),
+                   help="the step size of the board network and of the local ones (local, tickets)")
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--out", default="out/board")
     b = sub.add_parser("bench", help="the heuristic and the networks on fresh deals")

@@ -1,6 +1,7 @@
 """benchmarks/board_network.py: the teacher's decisions do not depend on the chunking, each network reads
 the candidates the student reads, an untrained board network plays the heuristic's moves, the steps run
-end to end, a packed warm start replays to the teacher's own decisions, and bad input is one line."""
+end to end, a packed warm start replays to the teacher's own decisions, the ticket figures count the
+tickets to come as the state holds them, and bad input is one line."""
 
 import importlib
 import sys
@@ -102,14 +103,17 @@ def test_play_fit_and_bench_run_end_to_end(tmp_path, capsys):
                         "--out", str(data)]) == 0
     assert "played 12 games" in capsys.readouterr().out and not list(tmp_path.glob(".*partial"))
     assert script.main(["fit", "--data", str(data), "--epochs", "2", "--width", "8", "--layers", "1",
-                        "--out", str(tmp_path)]) == 0
+                        "--arch", "local", "board", "tickets", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "local: epoch 2" in out and "board: epoch 2" in out and "epoch 3" not in out
+    assert "local: epoch 2" in out and "board: epoch 2" in out and "tickets: epoch 2" in out and "epoch 3" not in out
     assert "2.00 passes" in out
-    models = [str(tmp_path / "board.pt"), str(tmp_path / "local.pt")]
+    models = [str(tmp_path / "board.pt"), str(tmp_path / "local.pt"), str(tmp_path / "tickets.pt")]
+    # the ticket network reads the ticket figures: a first layer that many inputs wider than the local one's
+    widths = [script.load_model(m).score[0].in_features for m in models[1:]]
+    assert widths[1] - widths[0] == script.TicketFigures(script.LocalFeatures(script.AirportScrambleRules(), 3).geo).size
     assert script.main(["bench", "--models", *models, "--games", "8", "--out", str(tmp_path)]) == 0
     rows = (tmp_path / "games.csv").read_text().splitlines()
-    assert rows[0] == "seed,heuristic,board,local" and len(rows) == 9
+    assert rows[0] == "seed,heuristic,board,local,tickets" and len(rows) == 9
     split = tmp_path / "split"
     assert script.main(["bench", "--models", *models, "--games", "8", "--workers", "2", "--out", str(split)]) == 0
     assert (split / "games.csv").read_text().splitlines() == rows  # the same deals, scores and order
@@ -207,3 +211,53 @@ def test_pack_refuses_a_warm_start_it_cannot_replay(tmp_path, capsys, meta, says
     with pytest.raises(SystemExit) as stop:
         script.main(["pack", "--decisions", str(tmp_path / "warm_start.npz"), "--out", str(tmp_path / "r.npz")])
     assert stop.value.code == 2 and says in capsys.readouterr().err and not (tmp_path / "r.npz").exists()
+
+
+def test_the_ticket_figures_count_the_tickets_to_come_as_the_state_holds_them():
+    """TicketFigures against a count, candidate by candidate, from the core's state (the decks' contents,
+    the grid, the face-up slots), not from the observation it decodes."""
+    from agents.registry import make_agent
+    from envs.common.rng import game_seeds
+
+    rules = script.AirportScrambleRules()
+    core = envs.spec(script.GAME).make_core(rules)
+    features = script.LocalFeatures(rules, 3, plan=True)
+    geo, inputs = features.geo, script.Inputs.make(script.GAME, rules, **script.INPUTS)
+    G, lay = geo.G, geo.actions
+    tickets = list(zip(geo.origin.tolist(), geo.destination.tolist()))
+    state, heuristic = core.init(game_seeds(3, 8)), make_agent(script.GAME, "heuristic", rules)
+    checked = set()
+    for _ in range(40):
+        observations, masks = core.observe(state), core.legal_mask(state)
+        view = script.board_view(inputs(observations, masks), features)
+        for i in np.flatnonzero(~state.done):
+            grid, slots = state.grid[i].reshape(-1).tolist(), state.slots[i].tolist()
+            left = [t for t, (a, b) in enumerate(tickets) if state.ticket_deck[i, t]]
+            on_grid = {card: cell for cell, card in enumerate(grid) if card >= 0}
+            for k in np.flatnonzero(view["value"][i] > 0):
+                a = int(view["cand"][i, k])
+                if lay.play_offset <= a < lay.replace_offset:
+                    mine, kind = [slots[(a - lay.play_offset) // geo.G2]], "play"
+                elif lay.replace_offset <= a < lay.line_offset:
+                    mine, kind = [c for s, c in enumerate(slots) if (a - lay.replace_offset + 1) >> s & 1], "replace"
+                else:
+                    mine, kind = [], "other"
+                mine = [c for c in mine if c >= 0]
+                partners = [b if a2 == x else a2 for t in left for (a2, b) in [tickets[t]] for x in mine if x in (a2, b)]
+                cell = int(view["cell"][i, k])
+                near = [abs(on_grid[p] // G - cell // G) + abs(on_grid[p] % G - cell % G) for p in partners if p in on_grid]
+                both = sum(a2 in on_grid and b in on_grid for t in left for (a2, b) in [tickets[t]])
+                one = sum((a2 in on_grid) != (b in on_grid) for t in left for (a2, b) in [tickets[t]])
+                here = grid[cell]
+                expected = [sum(x in tickets[t] for t in left for x in mine) / 3, sum(p in on_grid for p in partners) / 3,
+                            min(near) / 16 if near else 1.0, sum(p in slots for p in partners) / 3,
+                            sum(bool(state.deck[i, p]) for p in partners) / 3]
+                got = view["tick"][i, k].astype(np.float64)
+                assert np.allclose(got[:5], expected, atol=2e-3), (kind, got[:5], expected)
+                assert np.allclose(got[-2:], [both / 3, one / 12], atol=2e-3)
+                centre = 5 + 24  # the candidate's own cell in the 7 × 7 window
+                assert got[centre] == pytest.approx(sum(here in tickets[t] for t in left) / 3 if here >= 0 else 0, abs=2e-3)
+                checked.add(kind if expected[0] else "none")
+        state_actions = heuristic.act(observations, masks)
+        core.step(state, state_actions)
+    assert {"play", "replace", "none"} <= checked
