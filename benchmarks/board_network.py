@@ -27,8 +27,9 @@ an untrained network plays the heuristic's choice). The steps, each a subcommand
     pack   a warm start's ``warm_start.npz`` of teacher games (hundreds of megabytes) as such a replay (a few):
            what can be carried to a machine with a GPU
     fit    fits each ``--arch`` on the first 95 % of the games for ``--epochs`` (or ``--seconds``; the
-           step size a cosine over the fit), prints the held-out agreement with the teacher each
-           epoch, saves the model
+           step size a cosine over the fit; with ``--symmetries 8`` each batch seen through one of the
+           grid's 8 symmetries, :class:`Symmetries`), prints the held-out agreement with the teacher
+           each epoch, saves the model
     bench  plays ``--games`` deals of ``aerodeck bench``'s seed ``--seed`` with each model (one forward
            pass a decision, no rollout; the deals split across ``--workers`` processes) and writes
            ``games.csv`` (a seed column and a score column per model) to pair with ``aerodeck bench``'s
@@ -393,7 +394,8 @@ def read_data(path: str) -> dict:
 def fit(args) -> None:
     """``fit``: each ``--arch`` fitted on the first 95 % of the games (by game number) for ``--epochs``
     (the step size a cosine over their steps) or, without, for ``--seconds`` (a cosine over that time:
-    the model then depends on the machine's speed); saved to ``--out``/ARCH.pt."""
+    the model then depends on the machine's speed), each batch seen through one of the grid's 8
+    symmetries drawn at random with ``--symmetries 8``; saved to ``--out``/ARCH.pt."""
     device = "cuda" if torch.cuda.is_available() else "cpu"
     raw = read_data(args.data)
     keep = raw["label"] >= 0
@@ -407,6 +409,7 @@ def fit(args) -> None:
           f"{float((data['label'][held_rows] == 0).float().mean()):.4f}) on {device}", flush=True)
     size = data["local"].shape[2]
     per_epoch = -(-len(train_rows) // args.batch)
+    symmetries = Symmetries(LocalFeatures(AirportScrambleRules(), 3, plan=True), device) if args.symmetries > 1 else None
     for arch in args.arch:
         torch.manual_seed(args.seed)
         tickets = data["tick"].shape[2] if arch == "tickets" else 0
@@ -442,9 +445,11 @@ def fit(args) -> None:
                 for g in opt.param_groups:  # cosine over the fit
                     g["lr"] = lr * 0.5 * (1 + math.cos(math.pi * min(frac, 1.0)))
                 r = torch.as_tensor(order[i:i + args.batch], device=device)
+                batch = {k: data[k][r] for k in KEYS}
+                if symmetries:  # one of the grid's symmetries for the whole batch
+                    batch = symmetries(batch, int(rng.integers(symmetries.COUNT)))
                 with torch.autocast(device, torch.bfloat16, enabled=device == "cuda"):
-                    loss = torch.nn.functional.cross_entropy(logits(model, {k: data[k][r] for k in KEYS}),
-                                                             data["label"][r])
+                    loss = torch.nn.functional.cross_entropy(logits(model, batch), data["label"][r])
                 opt.zero_grad(set_to_none=True)
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -455,6 +460,51 @@ def fit(args) -> None:
                   f"{time.perf_counter() - began:.0f} s) loss {loss_sum / seen:.4f} held-out agreement "
                   f"{held_out():.4f}", flush=True)
         save_model(model, arch, Path(args.out) / f"{arch}.pt")
+
+
+class Symmetries:
+    """The square grid's 8 symmetries acting on what the local networks read (``local``, ``tick``): ``g``
+    in 0 … 7, bit 0 mirrors the rows, bit 1 the columns, bit 2 transposes the grid and swaps every card's
+    H and V colours (AS-9: left and right neighbours share H, upper and lower V, so a transposed grid
+    obeys the rule with the colours swapped; each hub has its mirror hub, AS-1 … AS-4). A position seen
+    through one is a position of the game up to tie-breaks (the heuristic's action order, AS-15's
+    relocation order), with the same candidates seen the same way. ``__call__`` returns the batch ``b``
+    (:data:`KEYS`) through ``g``; the other keys unchanged (the board network's are not transformed)."""
+
+    COUNT = 8
+
+    def __init__(self, features: LocalFeatures, device: str = "cpu") -> None:
+        nc, self.C, self.S = features.geo.n_colors, features.channels, 2 * features.radius + 1
+        self.P = self.S * self.S * self.C  # the patch: S × S cells of C channels, row-major
+        channels = np.arange(self.C)
+        channels[2:2 + nc], channels[2 + nc:2 + 2 * nc] = np.arange(2 + nc, 2 + 2 * nc), np.arange(2, 2 + nc)
+        order = np.arange(features.size)  # after the patch: the played card's H then V one-hot, the game's figures
+        card, game = self.P, self.P + 2 * (nc + 1)
+        order[card:card + nc + 1], order[card + nc + 1:game] = np.arange(card + nc + 1, game), np.arange(card, card + nc + 1)
+        pairs = np.arange(nc * nc)  # the cards to come of each colour pair H · nc + V
+        order[game + 7:game + 7 + nc * nc] = game + 7 + (pairs % nc) * nc + pairs // nc
+        self.channels, self.order = torch.as_tensor(channels, device=device), torch.as_tensor(order, device=device)
+
+    def grids(self, x: torch.Tensor, g: int) -> torch.Tensor:
+        """``x`` (n, K, S, S, …) with its two grid axes through ``g``."""
+        x = x.transpose(2, 3) if g & 4 else x
+        x = x.flip(2) if g & 1 else x
+        return x.flip(3) if g & 2 else x
+
+    def __call__(self, b: dict, g: int) -> dict:
+        if not g:
+            return b
+        local, tick = b["local"], b["tick"]
+        n, k, S, P = local.shape[0], local.shape[1], self.S, self.P
+        if g & 4:
+            local = local[..., self.order]
+        patch = local[..., :P].reshape(n, k, S, S, self.C)
+        patch = patch[..., self.channels] if g & 4 else patch
+        local = torch.cat([self.grids(patch, g).reshape(n, k, P), local[..., P:]], dim=2)
+        around = tick[..., 5:5 + 2 * S * S].reshape(n, k, 2, S, S).permute(0, 1, 3, 4, 2)  # TicketFigures' cells
+        around = self.grids(around, g).permute(0, 1, 4, 2, 3).reshape(n, k, -1)
+        tick = torch.cat([tick[..., :5], around, tick[..., 5 + 2 * S * S:]], dim=2)
+        return {**b, "local": local, "tick": tick}
 
 
 class NetworkAgent:
@@ -566,6 +616,8 @@ def main(argv=None) -> int:
     f.add_argument("--batch", type=positive(int), default=1024)
     f.add_argument("--lr", type=positive(float), nargs=2, default=[3e-4, 1e-3], metavar=("BOARD", "LOCAL"),
                    help="the step size of the board network and of the local ones (local, tickets)")
+    f.add_argument("--symmetries", type=int, choices=(1, Symmetries.COUNT), default=1,
+                   help="8: each batch seen through one of the grid's symmetries (local and tickets only)")
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--out", default="out/board")
     b = sub.add_parser("bench", help="the heuristic and the networks on fresh deals")
@@ -611,6 +663,8 @@ def main(argv=None) -> int:
                 args.seconds = 60.0
             if args.seconds is not None and not math.isfinite(args.seconds):
                 p.error(f"--seconds must be finite for fit, got {args.seconds}")
+            if args.symmetries > 1 and "board" in args.arch:
+                p.error("--symmetries 8 transforms what the local networks read: give --arch local or tickets")
             fit(args)
         else:
             names = [Path(m).stem for m in args.models]

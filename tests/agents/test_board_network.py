@@ -114,6 +114,9 @@ def test_play_fit_and_bench_run_end_to_end(tmp_path, capsys):
     assert script.main(["bench", "--models", *models, "--games", "8", "--out", str(tmp_path)]) == 0
     rows = (tmp_path / "games.csv").read_text().splitlines()
     assert rows[0] == "seed,heuristic,board,local,tickets" and len(rows) == 9
+    assert script.main(["fit", "--data", str(data), "--epochs", "1", "--arch", "tickets", "--symmetries", "8",
+                        "--out", str(tmp_path / "sym")]) == 0
+    assert "tickets: epoch 1" in capsys.readouterr().out and (tmp_path / "sym" / "tickets.pt").is_file()
     split = tmp_path / "split"
     assert script.main(["bench", "--models", *models, "--games", "8", "--workers", "2", "--out", str(split)]) == 0
     assert (split / "games.csv").read_text().splitlines() == rows  # the same deals, scores and order
@@ -136,6 +139,8 @@ def test_a_bad_teacher_is_one_line_naming_it(capsys):
     (["play", "--out", "."], "--out .: a folder is there"),
     (["play", "--replay", "no/such.npz"], "--replay no/such.npz: no such file"),
     (["pack", "--decisions", "no/such.npz"], "no file no/such.npz"),
+    (["fit", "--symmetries", "8"], "--symmetries 8 transforms what the local networks read"),
+    (["fit", "--symmetries", "4"], "--symmetries: invalid choice: 4"),
 ])
 def test_bad_input_is_one_line(capsys, argv, says):
     with pytest.raises(SystemExit) as stop:
@@ -261,3 +266,73 @@ def test_the_ticket_figures_count_the_tickets_to_come_as_the_state_holds_them():
         state_actions = heuristic.act(observations, masks)
         core.step(state, state_actions)
     assert {"play", "replace", "none"} <= checked
+
+
+def seen_through(geo, g, observations, actions):
+    """The observations ``float32 (n, O)`` and actions ``int64 (n, …)`` of the positions seen through the
+    grid's symmetry ``g`` (:class:`Symmetries`' numbering), built from the observation's blocks."""
+    G, G2, F, blocks, lay = geo.G, geo.G2, geo.F, geo.observation.blocks, geo.actions
+    row, col = np.arange(G2) // G, np.arange(G2) % G
+    row, col = (col, row) if g & 4 else (row, col)
+    cell = np.where(g & 1, G - 1 - row, row) * G + np.where(g & 2, G - 1 - col, col)  # cell → its image
+    direction = np.array([3, 2, 1, 0]) if g & 4 else np.arange(4)  # 0 N, 1 E, 2 S, 3 W: a transpose swaps N/W, E/S
+    direction = np.array([{0: 2, 2: 0}.get(d, d) if g & 1 else d for d in direction])
+    direction = np.array([{1: 3, 3: 1}.get(d, d) if g & 2 else d for d in direction])
+    h, v = geo.card_h[:-1].astype(int), geo.card_v[:-1].astype(int)
+    card = np.array([np.flatnonzero((h == v[i]) & (v == h[i]))[0] if g & 4 and h[i] != v[i] else i for i in range(len(h))])
+    obs = observations.copy()
+    for name in ("plane", "origin_cell", "destination_cell"):
+        obs[:, cell + blocks[name].slice.start] = observations[:, blocks[name].slice]
+    hv = observations[:, blocks["cell_hv"].slice].reshape(len(obs), G2, 2)
+    image = np.zeros_like(hv)
+    image[:, cell] = hv[..., ::-1] if g & 4 else hv
+    obs[:, blocks["cell_hv"].slice] = image.reshape(len(obs), -1)
+    if g & 4:  # every card's H and V swapped
+        for name in ("slot_hv", "origin_hv", "destination_hv"):
+            obs[:, blocks[name].slice] = observations[:, blocks[name].slice].reshape(len(obs), -1, 2)[..., ::-1].reshape(len(obs), -1)
+    place = np.rint(observations[:, blocks["card_place"].slice] * (G2 + F)).astype(int) - 1
+    place = np.where((place >= 0) & (place < G2), cell[place.clip(0, G2 - 1)], place)
+    for name, values in (("card_place", (place + 1) / (G2 + F)), ("deck", observations[:, blocks["deck"].slice])):
+        image = np.zeros_like(values)
+        image[:, card] = values
+        obs[:, blocks[name].slice] = image
+    fly, play = actions < lay.n_fly, (actions >= lay.play_offset) & (actions < lay.replace_offset)
+    moved = np.where(fly, direction[(actions // (G - 1)).clip(0, 3)] * (G - 1) + actions % (G - 1), actions)
+    at = (actions - lay.play_offset) % G2
+    moved = np.where(play, lay.play_offset + (actions - lay.play_offset) // G2 * G2 + cell[at.clip(0, G2 - 1)], moved)
+    return obs, moved
+
+
+def test_a_symmetry_of_the_features_is_the_features_of_the_position_seen_through_it():
+    """Symmetries against the features (the local network's, the plan figures included, and for the
+    mirrors the ticket figures) of positions mirrored and transposed in the observation itself."""
+    from agents.registry import make_agent
+    from envs.common.rng import game_seeds
+
+    rules = script.AirportScrambleRules()
+    core = envs.spec(script.GAME).make_core(rules)
+    features = script.LocalFeatures(rules, 3, plan=True)
+    geo, inputs = features.geo, script.Inputs.make(script.GAME, rules, **script.INPUTS)
+    symmetries, lay = script.Symmetries(features), geo.actions
+    state, heuristic, seen = core.init(game_seeds(5, 32)), make_agent(script.GAME, "heuristic", rules), 0
+    for _ in range(24):
+        observations, masks = core.observe(state), core.legal_mask(state)
+        view = script.board_view(inputs(observations, masks), features)
+        lines = ((view["cand"] >= lay.line_offset) & (view["cand"] < lay.wait)).any(axis=1)
+        rows = np.flatnonzero(~state.done & ~lines & (view["value"] > 0).all(axis=1))  # a line's image is not a line
+        batch = {k: torch.as_tensor(view[k][rows]) for k in script.KEYS}
+        for g in range(1, script.Symmetries.COUNT):
+            obs, cand = seen_through(geo, g, observations[rows], view["cand"][rows])
+            _, legal = seen_through(geo, g, observations[rows], np.arange(masks.shape[1])[None])
+            mask = np.zeros_like(masks[rows])
+            mask[:, legal[0]] = masks[rows]
+            image = symmetries(batch, g)
+            assert np.array_equal(image["local"].numpy(), features(obs, cand, mask).astype(np.float16)), g
+            if not g & 4:  # a transpose relabels the hubs, and the tickets name cards
+                cells = features.cells(script.Table.from_observations(geo, obs), cand)
+                assert np.array_equal(image["tick"].numpy(), script.TicketFigures(geo)(obs, cand, cells)), g
+        seen += len(rows)
+        core.step(state, heuristic.act(observations, masks))
+    assert seen > 300
+    batch = {k: torch.as_tensor(view[k]) for k in script.KEYS}
+    assert all(torch.equal(symmetries(symmetries(batch, g), g)["local"], batch["local"]) for g in (1, 2, 3, 4))
