@@ -248,18 +248,21 @@ def replay_chunk(path: str, start: int, count: int) -> dict:
 
 
 def play(args) -> None:
-    """``play``: the teacher's games in ``--workers`` processes (1: here), chunks of ``--chunk`` games in
-    game order, none started after ``--seconds``; saves the decisions of the chunks played (a prefix of
-    the games: every chunk started is finished)."""
+    """``play``: the teacher's games from game ``--first`` on in ``--workers`` processes (1: here), chunks
+    of ``--chunk`` games in game order, none started after ``--seconds``; saves the decisions of the
+    chunks played (a prefix of the games: every chunk started is finished)."""
     began, parts = time.perf_counter(), {}
     if args.replay:
         with np.load(args.replay) as f:
-            args.games = min(args.games, f["game"].size)
-    starts = list(range(0, args.games, args.chunk))
+            args.games = min(args.games, f["game"].size - args.first)
+        if args.games < 1:
+            raise ValueError(f"--first {args.first}: {args.replay} holds {args.first + args.games} games")
+    end = args.first + args.games
+    starts = list(range(args.first, end, args.chunk))
     work = replay_chunk if args.replay else play_chunk
 
     def task(start):
-        count = min(args.chunk, args.games - start)
+        count = min(args.chunk, end - start)
         return (args.replay, start, count) if args.replay else (args.teacher, args.seed, start, count)
 
     def more() -> bool:
@@ -286,7 +289,7 @@ def play(args) -> None:
     order = sorted(parts)
     data = {key: np.concatenate([parts[s][key] for s in order]) for key in parts[order[0]]}
     saved(Path(args.out), lambda f: np.savez(f, **data))
-    games = min(order[-1] + args.chunk, args.games)
+    games = min(order[-1] + args.chunk, end) - args.first
     print(f"played {games} games, {len(data['label'])} decisions in {time.perf_counter() - began:.0f} s; "
           f"teacher's choice among the candidates {np.mean(data['label'] >= 0):.4f}, "
           f"the heuristic's first {np.mean(data['label'] == 0):.4f}", flush=True)
@@ -380,15 +383,36 @@ def load_model(path: str):
     return model.eval()
 
 
-def read_data(path: str) -> dict:
-    """The decisions saved by ``play`` at ``path``; ``ValueError`` naming the file when it is not such a file."""
+def read_data(paths: str | list[str]) -> dict:
+    """The decisions saved by ``play`` at ``paths`` (one or several files, their decisions one after
+    another, each array filled key by key: a few gigabytes each are read into one); ``ValueError``
+    naming the file when one is not such a file."""
+    paths = [paths] if isinstance(paths, str) else list(paths)
+    files = []
     try:
-        with np.load(path) as raw:
-            return {k: raw[k] for k in DATA_KEYS}
-    except FileNotFoundError:
-        raise ValueError(f"no data file {path} (make one with: board_network.py play --out {path})") from None
-    except Exception as err:  # noqa: BLE001
-        raise ValueError(f"{path} is not a file of board_network.py play ({type(err).__name__}: {err})") from None
+        for path in paths:
+            try:
+                files.append(np.load(path))
+                if not set(DATA_KEYS) <= set(files[-1].files):
+                    raise ValueError(f"it holds {sorted(files[-1].files)}")
+            except FileNotFoundError:
+                raise ValueError(f"no data file {path} (make one with: board_network.py play --out {path})") from None
+            except Exception as err:  # noqa: BLE001
+                raise ValueError(f"{path} is not a file of board_network.py play ({type(err).__name__}: {err})") from None
+        lengths = [len(f["label"]) for f in files]
+        data = {}
+        for k in DATA_KEYS:
+            first = files[0][k]
+            data[k] = np.empty((sum(lengths), *first.shape[1:]), first.dtype)
+            for f, at in zip(files, np.cumsum([0, *lengths[:-1]])):
+                part = first if f is files[0] else f[k]
+                data[k][at:at + len(part)] = part
+                del part
+            del first
+        return data
+    finally:
+        for f in files:
+            f.close()
 
 
 def fit(args) -> None:
@@ -402,8 +426,8 @@ def fit(args) -> None:
     games = raw["game"][keep]
     held = games >= np.quantile(games, 0.95)
     if held.all() or not held.any():
-        raise ValueError(f"{args.data} holds too few games to hold 5 % of them out ({np.unique(games).size})")
-    data = {k: torch.as_tensor(raw[k][keep]).to(device) for k in KEYS + ("label",)}
+        raise ValueError(f"{' '.join(args.data)} holds too few games to hold 5 % of them out ({np.unique(games).size})")
+    data = {k: torch.as_tensor(raw[k] if keep.all() else raw[k][keep]).to(device) for k in KEYS + ("label",)}
     train_rows, held_rows = np.flatnonzero(~held), np.flatnonzero(held)
     print(f"{len(train_rows)} decisions fitted, {len(held_rows)} held out (the heuristic's first: "
           f"{float((data['label'][held_rows] == 0).float().mean()):.4f}) on {device}", flush=True)
@@ -601,12 +625,13 @@ def main(argv=None) -> int:
     a.add_argument("--chunk", type=positive(int), default=256)
     a.add_argument("--seed", type=int, default=2026120431, help="the teacher's deals (game i: (seed, i))")
     a.add_argument("--replay", default="", help="a file of pack: its games played again, not a teacher's")
+    a.add_argument("--first", type=int, default=0, help="the first game (of the deals, or of the replay's games)")
     a.add_argument("--out", default="out/board/data.npz")
     k = sub.add_parser("pack", help="a warm start's teacher games as a small replay file")
     k.add_argument("--decisions", required=True, help="a warm_start.npz of aerodeck train")
     k.add_argument("--out", default="out/board/replay.npz")
     f = sub.add_parser("fit", help="the networks fitted to the teacher's decisions")
-    f.add_argument("--data", default="out/board/data.npz")
+    f.add_argument("--data", nargs="+", default=["out/board/data.npz"], help="files of play (their decisions together)")
     f.add_argument("--arch", nargs="+", choices=sorted(ARCHS), default=["local", "board"])
     f.add_argument("--epochs", type=positive(int), default=None, help="passes over the fitted decisions")
     f.add_argument("--seconds", type=positive(float), default=None,
@@ -632,6 +657,8 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     out = Path(args.out)
     to_file = args.step in ("play", "pack")
+    if args.step == "play" and args.first < 0:
+        p.error(f"--first must be 0 or more, got {args.first}")
     if (out.is_dir() if to_file else out.exists() and not out.is_dir()):
         p.error(f"--out {out}: {'a folder' if to_file else 'a file'} is there; "
                 f"give a {'file' if to_file else 'folder'} path")

@@ -97,6 +97,19 @@ def test_several_workers_save_the_games_one_saves(tmp_path, capsys):
     assert all(np.array_equal(one[k], two[k]) for k in script.DATA_KEYS)
 
 
+def test_a_later_first_game_plays_the_same_games_and_files_read_together_are_one(tmp_path, capsys):
+    for first, games, name in ((0, 6, "all"), (0, 4, "head"), (4, 2, "tail")):
+        assert script.main(["play", "--teacher", TEACHER, "--first", str(first), "--games", str(games), "--workers", "1",
+                            "--chunk", "3", "--out", str(tmp_path / f"{name}.npz")]) == 0
+        assert f"played {games} games" in capsys.readouterr().out
+    whole = script.read_data(str(tmp_path / "all.npz"))
+    both = script.read_data([str(tmp_path / "head.npz"), str(tmp_path / "tail.npz")])
+    assert set(np.unique(both["game"])) == set(range(6))
+    # the same decisions; a chunk lists its decisions step by step across its games: compare game by game
+    a, b = np.argsort(whole["game"], kind="stable"), np.argsort(both["game"], kind="stable")
+    assert all(np.array_equal(whole[k][a], both[k][b]) for k in script.DATA_KEYS)
+
+
 def test_play_fit_and_bench_run_end_to_end(tmp_path, capsys):
     data = tmp_path / "data.npz"
     assert script.main(["play", "--teacher", TEACHER, "--games", "12", "--workers", "1", "--chunk", "5",
@@ -141,6 +154,7 @@ def test_a_bad_teacher_is_one_line_naming_it(capsys):
     (["pack", "--decisions", "no/such.npz"], "no file no/such.npz"),
     (["fit", "--symmetries", "8"], "--symmetries 8 transforms what the local networks read"),
     (["fit", "--symmetries", "4"], "--symmetries: invalid choice: 4"),
+    (["play", "--first", "-1"], "--first must be 0 or more, got -1"),
 ])
 def test_bad_input_is_one_line(capsys, argv, says):
     with pytest.raises(SystemExit) as stop:
@@ -180,6 +194,14 @@ def test_a_packed_warm_start_replays_to_the_teachers_decisions(tmp_path, capsys)
     assert script.main(["play", "--replay", str(tmp_path / "r.npz"), "--workers", "1", "--chunk", "4",
                         "--out", str(tmp_path / "d.npz")]) == 0
     assert "played 6 games" in capsys.readouterr().out
+    assert script.main(["play", "--replay", str(tmp_path / "r.npz"), "--first", "4", "--workers", "1",
+                        "--out", str(tmp_path / "e.npz")]) == 0
+    assert "played 2 games" in capsys.readouterr().out
+    assert set(script.read_data(str(tmp_path / "e.npz"))["game"]) == {4, 5}
+    with pytest.raises(SystemExit) as stop:
+        script.main(["play", "--replay", str(tmp_path / "r.npz"), "--first", "6", "--out", str(tmp_path / "f.npz")])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and "--first 6: " in err and "holds 6 games" in err
 
 
 def test_a_replay_that_does_not_replay_is_refused_naming_the_game(tmp_path):
