@@ -20,16 +20,16 @@ this 2-core machine cannot train in hours but one GPU trains in minutes:
 Both keep the student's prior: logits = score + 32 × the candidate's rank feature (2 logits a rank;
 an untrained network plays the heuristic's choice). The steps, each a subcommand:
 
-    play   the teacher (``--teacher``, default the plain ``search``) plays ``--games`` deals, or as many
-           as fit in ``--seconds``, in ``--workers`` processes; keeps each decision's features
+    play   the teacher (``--teacher``, default the plain ``search``) plays ``--games`` deals from game
+           ``--first`` on, or as many as fit in ``--seconds``, in ``--workers`` processes; keeps each decision's features
            (deals keyed by (seed, game): the same games on any layout). With ``--replay`` the games of a
            ``pack`` file are played again move by move instead (no teacher: the same decisions)
     pack   a warm start's ``warm_start.npz`` of teacher games (hundreds of megabytes) as such a replay (a few):
            what can be carried to a machine with a GPU
     fit    fits each ``--arch`` on the first 95 % of the games for ``--epochs`` (or ``--seconds``; the
-           step size a cosine over the fit; with ``--symmetries 8`` each batch seen through one of the
-           grid's 8 symmetries, :class:`Symmetries`), prints the held-out agreement with the teacher
-           each epoch, saves the model
+           step size a cosine over the fit; with ``--symmetries 4`` or ``8`` each batch seen through
+           one of the grid's 4 mirrors or 8 symmetries, :class:`Symmetries`), prints the held-out
+           agreement with the teacher each epoch, saves the model; ``--data`` may name several files
     bench  plays ``--games`` deals of ``aerodeck bench``'s seed ``--seed`` with each model (one forward
            pass a decision, no rollout; the deals split across ``--workers`` processes) and writes
            ``games.csv`` (a seed column and a score column per model) to pair with ``aerodeck bench``'s
@@ -94,11 +94,12 @@ class TicketFigures:
     observations ``float (n, O)``, candidates ``int64 (n, K)`` and the cells they act on ``int64 (n, K)``.
 
     A candidate's cards are the card it plays, or the cards it replaces (none for other kinds). Per
-    candidate: the tickets to come on its cards / 3; those whose other airport is on the grid, face up
-    and in the airport deck, each / 3; the grid distance from its cell to the nearest such airport on
-    the grid / 16 (1 without one); per cell of the 7 × 7 cells around its cell, the tickets to come on
-    that cell's card / 3 and whether one joins it to the candidate's cards; and the game's tickets to come
-    with both airports on the grid (pre-played, AS-15) / 3 and with one / 12. (Cards are told apart by
+    candidate, in this order: the tickets to come on its cards / 3; of their other airports, those on the
+    grid / 3; the grid distance from its cell to the nearest of those / 16 (1 without one); those face up
+    / 3; those in the airport deck / 3 (a ticket joining two of its cards counts once from each); then
+    the tickets to come on the card of each of the 7 × 7 cells around its cell / 3 (row-major), and for
+    each of those cells whether a ticket to come joins its card to the candidate's; last the game's
+    tickets to come with both airports on the grid (pre-played, AS-15) / 3 and with one / 12. (Cards are told apart by
     the observation's ``card_place`` and tickets by its ``ticket_deck``: AS-17 hides only the order.)"""
 
     RADIUS = 3
@@ -256,7 +257,8 @@ def play(args) -> None:
         with np.load(args.replay) as f:
             args.games = min(args.games, f["game"].size - args.first)
         if args.games < 1:
-            raise ValueError(f"--first {args.first}: {args.replay} holds {args.first + args.games} games")
+            size = args.first + args.games
+            raise ValueError(f"--first {args.first}: {args.replay} holds {size} games; give --first below {size}")
     end = args.first + args.games
     starts = list(range(args.first, end, args.chunk))
     work = replay_chunk if args.replay else play_chunk
@@ -384,42 +386,64 @@ def load_model(path: str):
 
 
 def read_data(paths: str | list[str]) -> dict:
-    """The decisions saved by ``play`` at ``paths`` (one or several files, their decisions one after
-    another, each array filled key by key: a few gigabytes each are read into one); ``ValueError``
-    naming the file when one is not such a file."""
+    """The decisions saved by ``play`` at ``paths``, one file or several (their decisions concatenated,
+    one key at a time); ``ValueError`` naming the file when one is not such a file."""
     paths = [paths] if isinstance(paths, str) else list(paths)
     files = []
     try:
         for path in paths:
-            try:
-                files.append(np.load(path))
-                if not set(DATA_KEYS) <= set(files[-1].files):
-                    raise ValueError(f"it holds {sorted(files[-1].files)}")
-            except FileNotFoundError:
-                raise ValueError(f"no data file {path} (make one with: board_network.py play --out {path})") from None
-            except Exception as err:  # noqa: BLE001
-                raise ValueError(f"{path} is not a file of board_network.py play ({type(err).__name__}: {err})") from None
-        lengths = [len(f["label"]) for f in files]
+            files.append(open_data(path))
+        if len(files) == 1:
+            return {k: read_key(files[0], paths[0], k) for k in DATA_KEYS}
+        lengths = [len(read_key(f, path, "label")) for f, path in zip(files, paths)]
         data = {}
         for k in DATA_KEYS:
-            first = files[0][k]
-            data[k] = np.empty((sum(lengths), *first.shape[1:]), first.dtype)
-            for f, at in zip(files, np.cumsum([0, *lengths[:-1]])):
-                part = first if f is files[0] else f[k]
+            for i, (f, path, at) in enumerate(zip(files, paths, np.cumsum([0, *lengths[:-1]]))):
+                part = read_key(f, path, k)
+                if not i:
+                    data[k] = np.empty((sum(lengths), *part.shape[1:]), part.dtype)
+                elif part.shape[1:] != data[k].shape[1:]:
+                    raise ValueError(f"{path}: {k} is (…, {', '.join(map(str, part.shape[1:]))}), "
+                                     f"{paths[0]}'s (…, {', '.join(map(str, data[k].shape[1:]))}): not the same features")
                 data[k][at:at + len(part)] = part
                 del part
-            del first
         return data
     finally:
         for f in files:
             f.close()
 
 
+def open_data(path: str):
+    """The file of ``play`` at ``path``, open; ``ValueError`` naming it when it is not one."""
+    try:
+        f = np.load(path)
+    except FileNotFoundError:
+        raise ValueError(f"no data file {path} (make one with: board_network.py play --out {path})") from None
+    except Exception as err:  # noqa: BLE001 - any unreadable file is reported as one
+        raise ValueError(f"{path} is not a file of board_network.py play ({type(err).__name__}: {err})") from None
+    if not isinstance(f, np.lib.npyio.NpzFile):
+        raise ValueError(f"{path} is not a file of board_network.py play (one array, not an .npz of decisions)")
+    missing = sorted(set(DATA_KEYS) - set(f.files))
+    if missing:
+        f.close()
+        raise ValueError(f"{path} is not a file of board_network.py play as it is now: it lacks {', '.join(missing)}"
+                         f"{' (made before the ticket figures)' if missing == ['tick'] else ''}; play it again")
+    return f
+
+
+def read_key(f, path: str, key: str) -> np.ndarray:
+    """Array ``key`` of the open file ``f`` (at ``path``); ``ValueError`` naming both when it cannot be read."""
+    try:
+        return f[key]
+    except Exception as err:  # noqa: BLE001 - a damaged member of the archive
+        raise ValueError(f"{path}: {key} cannot be read ({type(err).__name__}: {err})") from None
+
+
 def fit(args) -> None:
     """``fit``: each ``--arch`` fitted on the first 95 % of the games (by game number) for ``--epochs``
     (the step size a cosine over their steps) or, without, for ``--seconds`` (a cosine over that time:
-    the model then depends on the machine's speed), each batch seen through one of the grid's 8
-    symmetries drawn at random with ``--symmetries 8``; saved to ``--out``/ARCH.pt."""
+    the model then depends on the machine's speed), each batch seen through one of the grid's 4 mirrors
+    or 8 symmetries drawn at random with ``--symmetries 4`` or ``8``; saved to ``--out``/ARCH.pt."""
     device = "cuda" if torch.cuda.is_available() else "cpu"
     raw = read_data(args.data)
     keep = raw["label"] >= 0
@@ -471,7 +495,7 @@ def fit(args) -> None:
                 r = torch.as_tensor(order[i:i + args.batch], device=device)
                 batch = {k: data[k][r] for k in KEYS}
                 if symmetries:  # one of the grid's symmetries for the whole batch
-                    batch = symmetries(batch, int(rng.integers(symmetries.COUNT)))
+                    batch = symmetries(batch, int(rng.integers(args.symmetries)))
                 with torch.autocast(device, torch.bfloat16, enabled=device == "cuda"):
                     loss = torch.nn.functional.cross_entropy(logits(model, batch), data["label"][r])
                 opt.zero_grad(set_to_none=True)
@@ -490,12 +514,16 @@ class Symmetries:
     """The square grid's 8 symmetries acting on what the local networks read (``local``, ``tick``): ``g``
     in 0 … 7, bit 0 mirrors the rows, bit 1 the columns, bit 2 transposes the grid and swaps every card's
     H and V colours (AS-9: left and right neighbours share H, upper and lower V, so a transposed grid
-    obeys the rule with the colours swapped; each hub has its mirror hub, AS-1 … AS-4). A position seen
-    through one is a position of the game up to tie-breaks (the heuristic's action order, AS-15's
-    relocation order), with the same candidates seen the same way. ``__call__`` returns the batch ``b``
-    (:data:`KEYS`) through ``g``; the other keys unchanged (the board network's are not transformed)."""
+    obeys the rule with the colours swapped; each hub has its mirror hub, AS-1 … AS-4). Through a mirror
+    (g < 4) a position is a position of the game up to tie-breaks (the heuristic's action order, AS-15's
+    relocation order), with the same candidates seen the same way. Through a transpose it is a position
+    of a game whose hubs are relabelled: the standard edition's tickets name cards, and only 10 of its 24
+    map onto tickets, so the tickets to come, which the search's choice weighs, are not the game's.
+    ``__call__`` returns the batch ``b`` (:data:`KEYS`) through ``g``; the other keys unchanged (the
+    board network's are not transformed)."""
 
     COUNT = 8
+    MIRRORS = 4  # g < 4: the row and column mirrors alone
 
     def __init__(self, features: LocalFeatures, device: str = "cpu") -> None:
         nc, self.C, self.S = features.geo.n_colors, features.channels, 2 * features.radius + 1
@@ -641,8 +669,9 @@ def main(argv=None) -> int:
     f.add_argument("--batch", type=positive(int), default=1024)
     f.add_argument("--lr", type=positive(float), nargs=2, default=[3e-4, 1e-3], metavar=("BOARD", "LOCAL"),
                    help="the step size of the board network and of the local ones (local, tickets)")
-    f.add_argument("--symmetries", type=int, choices=(1, Symmetries.COUNT), default=1,
-                   help="8: each batch seen through one of the grid's symmetries (local and tickets only)")
+    f.add_argument("--symmetries", type=int, choices=(1, Symmetries.MIRRORS, Symmetries.COUNT), default=1,
+                   help="each batch seen through one of the grid's 4 mirrors or all 8 symmetries (local and "
+                        "tickets only)")
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--out", default="out/board")
     b = sub.add_parser("bench", help="the heuristic and the networks on fresh deals")
@@ -691,7 +720,8 @@ def main(argv=None) -> int:
             if args.seconds is not None and not math.isfinite(args.seconds):
                 p.error(f"--seconds must be finite for fit, got {args.seconds}")
             if args.symmetries > 1 and "board" in args.arch:
-                p.error("--symmetries 8 transforms what the local networks read: give --arch local or tickets")
+                p.error(f"--symmetries {args.symmetries} transforms what the local networks read: "
+                        f"give --arch local or tickets")
             fit(args)
         else:
             names = [Path(m).stem for m in args.models]

@@ -110,6 +110,20 @@ def test_a_later_first_game_plays_the_same_games_and_files_read_together_are_one
     assert all(np.array_equal(whole[k][a], both[k][b]) for k in script.DATA_KEYS)
 
 
+def test_a_data_file_that_does_not_fit_with_the_others_is_named(tmp_path):
+    good = tmp_path / "good.npz"
+    script.main(["play", "--teacher", TEACHER, "--games", "2", "--workers", "1", "--out", str(good)])
+    data = script.read_data(str(good))
+    np.save(tmp_path / "one.npy", np.zeros(3))
+    np.savez(tmp_path / "old.npz", **{k: v for k, v in data.items() if k != "tick"})
+    np.savez(tmp_path / "wide.npz", **{**data, "local": np.zeros((*data["local"].shape[:2], 5), np.float16)})
+    for name, says in (("one.npy", "one array, not an .npz"), ("old.npz", "it lacks tick (made before the ticket figures)"),
+                       ("wide.npz", "local is (…, 4, 5)")):
+        with pytest.raises(ValueError, match=r"^" + str(tmp_path / name)) as err:
+            script.read_data([str(good), str(tmp_path / name)])
+        assert says in str(err.value)
+
+
 def test_play_fit_and_bench_run_end_to_end(tmp_path, capsys):
     data = tmp_path / "data.npz"
     assert script.main(["play", "--teacher", TEACHER, "--games", "12", "--workers", "1", "--chunk", "5",
@@ -153,7 +167,7 @@ def test_a_bad_teacher_is_one_line_naming_it(capsys):
     (["play", "--replay", "no/such.npz"], "--replay no/such.npz: no such file"),
     (["pack", "--decisions", "no/such.npz"], "no file no/such.npz"),
     (["fit", "--symmetries", "8"], "--symmetries 8 transforms what the local networks read"),
-    (["fit", "--symmetries", "4"], "--symmetries: invalid choice: 4"),
+    (["fit", "--symmetries", "2"], "--symmetries: invalid choice: 2 (choose from 1, 4, 8)"),
     (["play", "--first", "-1"], "--first must be 0 or more, got -1"),
 ])
 def test_bad_input_is_one_line(capsys, argv, says):
@@ -201,7 +215,7 @@ def test_a_packed_warm_start_replays_to_the_teachers_decisions(tmp_path, capsys)
     with pytest.raises(SystemExit) as stop:
         script.main(["play", "--replay", str(tmp_path / "r.npz"), "--first", "6", "--out", str(tmp_path / "f.npz")])
     err = capsys.readouterr().err
-    assert stop.value.code == 2 and "--first 6: " in err and "holds 6 games" in err
+    assert stop.value.code == 2 and "--first 6: " in err and "holds 6 games; give --first below 6" in err
 
 
 def test_a_replay_that_does_not_replay_is_refused_naming_the_game(tmp_path):
@@ -275,15 +289,18 @@ def test_the_ticket_figures_count_the_tickets_to_come_as_the_state_holds_them():
                 near = [abs(on_grid[p] // G - cell // G) + abs(on_grid[p] % G - cell % G) for p in partners if p in on_grid]
                 both = sum(a2 in on_grid and b in on_grid for t in left for (a2, b) in [tickets[t]])
                 one = sum((a2 in on_grid) != (b in on_grid) for t in left for (a2, b) in [tickets[t]])
-                here = grid[cell]
+                window = [grid[(cell // G + dr) * G + cell % G + dc] if 0 <= cell // G + dr < G and 0 <= cell % G + dc < G
+                          else -1 for dr in range(-3, 4) for dc in range(-3, 4)]
                 expected = [sum(x in tickets[t] for t in left for x in mine) / 3, sum(p in on_grid for p in partners) / 3,
                             min(near) / 16 if near else 1.0, sum(p in slots for p in partners) / 3,
                             sum(bool(state.deck[i, p]) for p in partners) / 3]
                 got = view["tick"][i, k].astype(np.float64)
                 assert np.allclose(got[:5], expected, atol=2e-3), (kind, got[:5], expected)
                 assert np.allclose(got[-2:], [both / 3, one / 12], atol=2e-3)
-                centre = 5 + 24  # the candidate's own cell in the 7 × 7 window
-                assert got[centre] == pytest.approx(sum(here in tickets[t] for t in left) / 3 if here >= 0 else 0, abs=2e-3)
+                around = [sum(c in tickets[t] for t in left) / 3 if c >= 0 else 0 for c in window]
+                joined = [float(c >= 0 and any(c in tickets[t] and x in tickets[t] and x != c for t in left for x in mine))
+                          for c in window]
+                assert np.allclose(got[5:54], around, atol=2e-3) and np.array_equal(got[54:103], joined), kind
                 checked.add(kind if expected[0] else "none")
         state_actions = heuristic.act(observations, masks)
         core.step(state, state_actions)
