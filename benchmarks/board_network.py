@@ -21,9 +21,10 @@ Both keep the student's prior: logits = score + 32 × the candidate's rank featu
 an untrained network plays the heuristic's choice). The steps, each a subcommand:
 
     play   the teacher (``--teacher``, default the plain ``search``) plays ``--games`` deals from game
-           ``--first`` on, or as many as fit in ``--seconds``, in ``--workers`` processes; keeps each decision's features
-           (deals keyed by (seed, game): the same games on any layout). With ``--replay`` the games of a
-           ``pack`` file are played again move by move instead (no teacher: the same decisions)
+           ``--first`` on, or as many as fit in ``--seconds``, in ``--workers`` processes; keeps each
+           decision's features (deals keyed by (seed, game): the same games on any layout). With
+           ``--replay`` the games of a ``pack`` file are played again move by move instead (no teacher:
+           the same decisions)
     pack   a warm start's ``warm_start.npz`` of teacher games (hundreds of megabytes) as such a replay (a few):
            what can be carried to a machine with a GPU
     fit    fits each ``--arch`` on the first 95 % of the games for ``--epochs`` (or ``--seconds``; the
@@ -99,8 +100,9 @@ class TicketFigures:
     / 3; those in the airport deck / 3 (a ticket joining two of its cards counts once from each); then
     the tickets to come on the card of each of the 7 × 7 cells around its cell / 3 (row-major), and for
     each of those cells whether a ticket to come joins its card to the candidate's; last the game's
-    tickets to come with both airports on the grid (pre-played, AS-15) / 3 and with one / 12. (Cards are told apart by
-    the observation's ``card_place`` and tickets by its ``ticket_deck``: AS-17 hides only the order.)"""
+    tickets to come with both airports on the grid (pre-played, AS-15) / 3 and with one / 12. (Cards are
+    told apart by the observation's ``card_place`` and tickets by its ``ticket_deck``: AS-17 hides only
+    the order.)"""
 
     RADIUS = 3
 
@@ -403,8 +405,9 @@ def read_data(paths: str | list[str]) -> dict:
                 if not i:
                     data[k] = np.empty((sum(lengths), *part.shape[1:]), part.dtype)
                 elif part.shape[1:] != data[k].shape[1:]:
-                    raise ValueError(f"{path}: {k} is (…, {', '.join(map(str, part.shape[1:]))}), "
-                                     f"{paths[0]}'s (…, {', '.join(map(str, data[k].shape[1:]))}): not the same features")
+                    shapes = [", ".join(map(str, shape)) for shape in (part.shape[1:], data[k].shape[1:])]
+                    raise ValueError(f"{path}: {k} is (…, {shapes[0]}), {paths[0]}'s (…, {shapes[1]}): "
+                                     f"not the same features")
                 data[k][at:at + len(part)] = part
                 del part
         return data
@@ -457,11 +460,14 @@ def fit(args) -> None:
           f"{float((data['label'][held_rows] == 0).float().mean()):.4f}) on {device}", flush=True)
     size = data["local"].shape[2]
     per_epoch = -(-len(train_rows) // args.batch)
-    symmetries = Symmetries(LocalFeatures(AirportScrambleRules(), 3, plan=True), device) if args.symmetries > 1 else None
+    symmetries = None
+    if args.symmetries > 1:
+        symmetries = Symmetries(LocalFeatures(AirportScrambleRules(), 3, plan=True), device)
     for arch in args.arch:
         torch.manual_seed(args.seed)
         tickets = data["tick"].shape[2] if arch == "tickets" else 0
-        model = (BoardNet(size, args.width, args.layers) if arch == "board" else LocalNet(size, tickets=tickets)).to(device)
+        model = BoardNet(size, args.width, args.layers) if arch == "board" else LocalNet(size, tickets=tickets)
+        model = model.to(device)
         lr = args.lr[arch != "board"]
         opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
         began, step, epoch = time.perf_counter(), 0, 0
@@ -532,7 +538,8 @@ class Symmetries:
         channels[2:2 + nc], channels[2 + nc:2 + 2 * nc] = np.arange(2 + nc, 2 + 2 * nc), np.arange(2, 2 + nc)
         order = np.arange(features.size)  # after the patch: the played card's H then V one-hot, the game's figures
         card, game = self.P, self.P + 2 * (nc + 1)
-        order[card:card + nc + 1], order[card + nc + 1:game] = np.arange(card + nc + 1, game), np.arange(card, card + nc + 1)
+        order[card:card + nc + 1] = np.arange(card + nc + 1, game)
+        order[card + nc + 1:game] = np.arange(card, card + nc + 1)
         pairs = np.arange(nc * nc)  # the cards to come of each colour pair H · nc + V
         order[game + 7:game + 7 + nc * nc] = game + 7 + (pairs % nc) * nc + pairs // nc
         self.channels, self.order = torch.as_tensor(channels, device=device), torch.as_tensor(order, device=device)

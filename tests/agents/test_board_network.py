@@ -99,8 +99,8 @@ def test_several_workers_save_the_games_one_saves(tmp_path, capsys):
 
 def test_a_later_first_game_plays_the_same_games_and_files_read_together_are_one(tmp_path, capsys):
     for first, games, name in ((0, 6, "all"), (0, 4, "head"), (4, 2, "tail")):
-        assert script.main(["play", "--teacher", TEACHER, "--first", str(first), "--games", str(games), "--workers", "1",
-                            "--chunk", "3", "--out", str(tmp_path / f"{name}.npz")]) == 0
+        assert script.main(["play", "--teacher", TEACHER, "--first", str(first), "--games", str(games),
+                            "--workers", "1", "--chunk", "3", "--out", str(tmp_path / f"{name}.npz")]) == 0
         assert f"played {games} games" in capsys.readouterr().out
     whole = script.read_data(str(tmp_path / "all.npz"))
     both = script.read_data([str(tmp_path / "head.npz"), str(tmp_path / "tail.npz")])
@@ -117,7 +117,8 @@ def test_a_data_file_that_does_not_fit_with_the_others_is_named(tmp_path):
     np.save(tmp_path / "one.npy", np.zeros(3))
     np.savez(tmp_path / "old.npz", **{k: v for k, v in data.items() if k != "tick"})
     np.savez(tmp_path / "wide.npz", **{**data, "local": np.zeros((*data["local"].shape[:2], 5), np.float16)})
-    for name, says in (("one.npy", "one array, not an .npz"), ("old.npz", "it lacks tick (made before the ticket figures)"),
+    for name, says in (("one.npy", "one array, not an .npz"),
+                       ("old.npz", "it lacks tick (made before the ticket figures)"),
                        ("wide.npz", "local is (…, 4, 5)")):
         with pytest.raises(ValueError, match=r"^" + str(tmp_path / name)) as err:
             script.read_data([str(good), str(tmp_path / name)])
@@ -137,7 +138,8 @@ def test_play_fit_and_bench_run_end_to_end(tmp_path, capsys):
     models = [str(tmp_path / "board.pt"), str(tmp_path / "local.pt"), str(tmp_path / "tickets.pt")]
     # the ticket network reads the ticket figures: a first layer that many inputs wider than the local one's
     widths = [script.load_model(m).score[0].in_features for m in models[1:]]
-    assert widths[1] - widths[0] == script.TicketFigures(script.LocalFeatures(script.AirportScrambleRules(), 3).geo).size
+    geo = script.LocalFeatures(script.AirportScrambleRules(), 3).geo
+    assert widths[1] - widths[0] == script.TicketFigures(geo).size
     assert script.main(["bench", "--models", *models, "--games", "8", "--out", str(tmp_path)]) == 0
     rows = (tmp_path / "games.csv").read_text().splitlines()
     assert rows[0] == "seed,heuristic,board,local,tickets" and len(rows) == 9
@@ -284,22 +286,25 @@ def test_the_ticket_figures_count_the_tickets_to_come_as_the_state_holds_them():
                 else:
                     mine, kind = [], "other"
                 mine = [c for c in mine if c >= 0]
-                partners = [b if a2 == x else a2 for t in left for (a2, b) in [tickets[t]] for x in mine if x in (a2, b)]
+                partners = [b if a2 == x else a2 for t in left for (a2, b) in [tickets[t]] for x in mine
+                            if x in (a2, b)]
                 cell = int(view["cell"][i, k])
-                near = [abs(on_grid[p] // G - cell // G) + abs(on_grid[p] % G - cell % G) for p in partners if p in on_grid]
+                near = [abs(on_grid[p] // G - cell // G) + abs(on_grid[p] % G - cell % G)
+                        for p in partners if p in on_grid]
                 both = sum(a2 in on_grid and b in on_grid for t in left for (a2, b) in [tickets[t]])
                 one = sum((a2 in on_grid) != (b in on_grid) for t in left for (a2, b) in [tickets[t]])
-                window = [grid[(cell // G + dr) * G + cell % G + dc] if 0 <= cell // G + dr < G and 0 <= cell % G + dc < G
-                          else -1 for dr in range(-3, 4) for dc in range(-3, 4)]
-                expected = [sum(x in tickets[t] for t in left for x in mine) / 3, sum(p in on_grid for p in partners) / 3,
-                            min(near) / 16 if near else 1.0, sum(p in slots for p in partners) / 3,
-                            sum(bool(state.deck[i, p]) for p in partners) / 3]
+                r0, c0 = cell // G, cell % G
+                window = [grid[(r0 + dr) * G + c0 + dc] if 0 <= r0 + dr < G and 0 <= c0 + dc < G else -1
+                          for dr in range(-3, 4) for dc in range(-3, 4)]
+                expected = [sum(x in tickets[t] for t in left for x in mine) / 3,
+                            sum(p in on_grid for p in partners) / 3, min(near) / 16 if near else 1.0,
+                            sum(p in slots for p in partners) / 3, sum(bool(state.deck[i, p]) for p in partners) / 3]
                 got = view["tick"][i, k].astype(np.float64)
                 assert np.allclose(got[:5], expected, atol=2e-3), (kind, got[:5], expected)
                 assert np.allclose(got[-2:], [both / 3, one / 12], atol=2e-3)
                 around = [sum(c in tickets[t] for t in left) / 3 if c >= 0 else 0 for c in window]
-                joined = [float(c >= 0 and any(c in tickets[t] and x in tickets[t] and x != c for t in left for x in mine))
-                          for c in window]
+                joined = [float(c >= 0 and any(c in tickets[t] and x in tickets[t] and x != c
+                                               for t in left for x in mine)) for c in window]
                 assert np.allclose(got[5:54], around, atol=2e-3) and np.array_equal(got[54:103], joined), kind
                 checked.add(kind if expected[0] else "none")
         state_actions = heuristic.act(observations, masks)
@@ -318,7 +323,8 @@ def seen_through(geo, g, observations, actions):
     direction = np.array([{0: 2, 2: 0}.get(d, d) if g & 1 else d for d in direction])
     direction = np.array([{1: 3, 3: 1}.get(d, d) if g & 2 else d for d in direction])
     h, v = geo.card_h[:-1].astype(int), geo.card_v[:-1].astype(int)
-    card = np.array([np.flatnonzero((h == v[i]) & (v == h[i]))[0] if g & 4 and h[i] != v[i] else i for i in range(len(h))])
+    card = np.array([np.flatnonzero((h == v[i]) & (v == h[i]))[0] if g & 4 and h[i] != v[i] else i
+                     for i in range(len(h))])  # card → its image (a transpose: the mirror hub)
     obs = observations.copy()
     for name in ("plane", "origin_cell", "destination_cell"):
         obs[:, cell + blocks[name].slice.start] = observations[:, blocks[name].slice]
@@ -328,7 +334,8 @@ def seen_through(geo, g, observations, actions):
     obs[:, blocks["cell_hv"].slice] = image.reshape(len(obs), -1)
     if g & 4:  # every card's H and V swapped
         for name in ("slot_hv", "origin_hv", "destination_hv"):
-            obs[:, blocks[name].slice] = observations[:, blocks[name].slice].reshape(len(obs), -1, 2)[..., ::-1].reshape(len(obs), -1)
+            pairs = observations[:, blocks[name].slice].reshape(len(obs), -1, 2)
+            obs[:, blocks[name].slice] = pairs[..., ::-1].reshape(len(obs), -1)
     place = np.rint(observations[:, blocks["card_place"].slice] * (G2 + F)).astype(int) - 1
     place = np.where((place >= 0) & (place < G2), cell[place.clip(0, G2 - 1)], place)
     for name, values in (("card_place", (place + 1) / (G2 + F)), ("deck", observations[:, blocks["deck"].slice])):
