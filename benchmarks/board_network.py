@@ -524,7 +524,8 @@ class Symmetries:
     (g < 4) a position is a position of the game up to tie-breaks (the heuristic's action order, AS-15's
     relocation order), with the same candidates seen the same way. Through a transpose it is a position
     of a game whose hubs are relabelled: the standard edition's tickets name cards, and only 10 of its 24
-    map onto tickets, so the tickets to come, which the search's choice weighs, are not the game's.
+    map onto a ticket between the same two airports (8 with the same origin), so the tickets to come,
+    which the search's choice weighs, are not the game's.
     ``__call__`` returns the batch ``b`` (:data:`KEYS`) through ``g``; the other keys unchanged (the
     board network's are not transformed)."""
 
