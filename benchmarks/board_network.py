@@ -87,12 +87,13 @@ def board_view(x: np.ndarray, features: LocalFeatures) -> dict:
     table = np.concatenate([features.game_figures(t), slots.reshape(len(x), -1)], axis=1)
     cell = features.cells(t, cand)
     return {"cand": cand, "value": value, "local": local, "cell": cell, "codes": codes.astype(np.int16),
-            "table": table.astype(np.float16), "tick": TicketFigures(features.geo)(obs, cand, cell)}
+            "table": table.astype(np.float16), "tick": TicketFigures(features)(obs, cand, cell)}
 
 
 class TicketFigures:
     """What the tickets still in the ticket deck say of each candidate: ``float16 (n, K, 105)`` for
-    observations ``float (n, O)``, candidates ``int64 (n, K)`` and the cells they act on ``int64 (n, K)``.
+    observations ``float (n, O)``, candidates ``int64 (n, K)`` and the cells they act on ``int64 (n, K)``,
+    read around each cell as ``features`` (a :class:`LocalFeatures` of radius 3) reads the grid.
 
     A candidate's cards are the card it plays, or the cards it replaces (none for other kinds). Per
     candidate, in this order: the tickets to come on its cards / 3; of their other airports, those on the
@@ -104,20 +105,21 @@ class TicketFigures:
     told apart by the observation's ``card_place`` and tickets by its ``ticket_deck``: AS-17 hides only
     the order.)"""
 
-    RADIUS = 3
+    OWN = 5  # the figures of a candidate's own cards, before those of the cells around it
 
-    def __init__(self, geo) -> None:
-        self.geo = geo
+    def __init__(self, features: LocalFeatures) -> None:
+        self.features = features
+        self.geo = geo = features.geo
         blocks = geo.observation.blocks
         self.place, self.left = blocks["card_place"].slice, blocks["ticket_deck"].slice
         tickets = len(geo.origin)
         self.joins = np.zeros((tickets, geo.n_cards), np.float32)  # ticket × card: its two airports
         self.joins[np.arange(tickets), geo.origin] = 1
         self.joins[np.arange(tickets), geo.destination] = 1
-        self.size = 5 + 2 * (2 * self.RADIUS + 1) ** 2 + 2
+        self.size = self.OWN + 2 * (2 * features.radius + 1) ** 2 + 2
 
     def __call__(self, obs: np.ndarray, cand: np.ndarray, cells: np.ndarray) -> np.ndarray:
-        geo, R = self.geo, self.RADIUS
+        geo = self.geo
         (n, K), G, G2, F, N = cand.shape, geo.G, geo.G2, geo.F, geo.n_cards
         place = np.rint(obs[:, self.place].astype(np.float32) * (G2 + F)).astype(np.int64) - 1  # −1: the deck
         left = (obs[:, self.left].astype(np.float32) > 0.5).astype(np.float32)  # (n, T)
@@ -147,12 +149,7 @@ class TicketFigures:
         dist = np.abs(row[:, None] - (cells // G)[:, :, None]) + np.abs(col[:, None] - (cells % G)[:, :, None])
         dist = np.where((partner > 0) & on_grid[:, None], dist, 2 * G).min(axis=2)
         dist = np.where(dist < 2 * G, dist / (2 * (G - 1)), 1.0)
-        padded = np.full((n, G + 2 * R, G + 2 * R), -1, np.int64)
-        padded[:, R:R + G, R:R + G] = cell_card.reshape(n, G, G)
-        offsets = np.arange(-R, R + 1)
-        r = (cells // G)[:, :, None, None] + R + offsets[None, None, :, None]
-        c = (cells % G)[:, :, None, None] + R + offsets[None, None, None, :]
-        around = padded[np.arange(n)[:, None, None, None], r, c].reshape(n, K, -1)  # (n, K, 49) card ids
+        around = self.features.around(cell_card, cells, -1)  # (n, K, 49) card ids
         card = np.maximum(around, 0)
         around_tickets = np.where(around >= 0, np.take_along_axis(np.repeat(per_card[:, None], K, axis=1), card, 2), 0)
         around_joined = np.where(around >= 0, np.take_along_axis(partner, card, axis=2), 0)
@@ -561,9 +558,10 @@ class Symmetries:
         patch = local[..., :P].reshape(n, k, S, S, self.C)
         patch = patch[..., self.channels] if g & 4 else patch
         local = torch.cat([self.grids(patch, g).reshape(n, k, P), local[..., P:]], dim=2)
-        around = tick[..., 5:5 + 2 * S * S].reshape(n, k, 2, S, S).permute(0, 1, 3, 4, 2)  # TicketFigures' cells
+        own, end = TicketFigures.OWN, TicketFigures.OWN + 2 * S * S  # TicketFigures' cells
+        around = tick[..., own:end].reshape(n, k, 2, S, S).permute(0, 1, 3, 4, 2)
         around = self.grids(around, g).permute(0, 1, 4, 2, 3).reshape(n, k, -1)
-        tick = torch.cat([tick[..., :5], around, tick[..., 5 + 2 * S * S:]], dim=2)
+        tick = torch.cat([tick[..., :own], around, tick[..., end:]], dim=2)
         return {**b, "local": local, "tick": tick}
 
 

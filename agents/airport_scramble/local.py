@@ -65,6 +65,17 @@ class LocalFeatures:
         landing = geo.landing(table.plane[:, None], actions)
         return np.where(landing >= 0, landing, cell)
 
+    def around(self, values: np.ndarray, cells: np.ndarray, fill) -> np.ndarray:
+        """``(n, k, (2·radius + 1)²)``, the dtype of ``values``: the per-cell ``values`` ``(n, G²)`` of the
+        cells around each of ``cells`` ``int64 (n, k)``, row-major, ``fill`` off the grid."""
+        G, R, n = self.geo.G, self.radius, len(values)
+        padded = np.full((n, G + 2 * R, G + 2 * R), fill, values.dtype)
+        padded[:, R:R + G, R:R + G] = values.reshape(n, G, G)
+        offsets = np.arange(-R, R + 1)
+        r = (cells // G)[:, :, None, None] + R + offsets[None, None, :, None]
+        c = (cells % G)[:, :, None, None] + R + offsets[None, None, None, :]
+        return padded[np.arange(n)[:, None, None, None], r, c].reshape(n, cells.shape[1], -1)
+
     def plan_figures(self, table: Table, masks: np.ndarray, actions: np.ndarray) -> np.ndarray:
         """``float32 (n, k, 6)``: what the heuristic's plan (:func:`heuristic.plan_scores`, in action points,
         lower is better) says of each candidate ``actions`` ``int64 (n, k)`` given the legal ``masks``
@@ -113,21 +124,13 @@ class LocalFeatures:
 
     def of_table(self, t: Table, actions: np.ndarray, masks: np.ndarray | None = None) -> np.ndarray:
         """:meth:`__call__` for the observations decoded as ``t`` (a :class:`Table`)."""
-        geo, R, nc, G = self.geo, self.radius, self.geo.n_colors, self.geo.G
+        geo, nc = self.geo, self.geo.n_colors
         actions = np.asarray(actions, np.int64)
         n, k = actions.shape
         lay = geo.actions
-        # Each cell's channels as the bits of one code (the board padded by R, off-grid = bit 0), the
-        # patches gathered as codes, then one lookup of the codes' bits: a single pass over the output.
-        side = G + 2 * R
-        code = np.ones((n, side, side), np.uint32)
-        code[:, R:R + G, R:R + G] = self.cell_codes(t).reshape(n, G, G)
-        rows = np.arange(n)
-        cell = self.cells(t, actions)
-        offsets = np.arange(-R, R + 1)
-        r = (cell // G)[:, :, None, None] + R + offsets[None, None, :, None]
-        c = (cell % G)[:, :, None, None] + R + offsets[None, None, None, :]
-        patch = self.bits[code[rows[:, None, None, None], r, c]].reshape(n, k, -1)
+        # Each cell's channels as the bits of one code (off-grid = bit 0), the patches gathered as codes,
+        # then one lookup of the codes' bits: a single pass over the output.
+        patch = self.bits[self.around(self.cell_codes(t), self.cells(t, actions), 1)].reshape(n, k, -1)
         play = (actions >= lay.play_offset) & (actions < lay.replace_offset)
         slot = np.where(play, (actions - lay.play_offset) // geo.G2, 0)
         card_h = np.where(play, np.take_along_axis(t.slot_h, slot, axis=1), -1)

@@ -138,8 +138,8 @@ def test_play_fit_and_bench_run_end_to_end(tmp_path, capsys):
     models = [str(tmp_path / "board.pt"), str(tmp_path / "local.pt"), str(tmp_path / "tickets.pt")]
     # the ticket network reads the ticket figures: a first layer that many inputs wider than the local one's
     widths = [script.load_model(m).score[0].in_features for m in models[1:]]
-    geo = script.LocalFeatures(script.AirportScrambleRules(), 3).geo
-    assert widths[1] - widths[0] == script.TicketFigures(geo).size
+    features = script.LocalFeatures(script.AirportScrambleRules(), 3)
+    assert widths[1] - widths[0] == script.TicketFigures(features).size
     assert script.main(["bench", "--models", *models, "--games", "8", "--out", str(tmp_path)]) == 0
     rows = (tmp_path / "games.csv").read_text().splitlines()
     assert rows[0] == "seed,heuristic,board,local,tickets" and len(rows) == 9
@@ -376,7 +376,7 @@ def test_a_symmetry_of_the_features_is_the_features_of_the_position_seen_through
             assert np.array_equal(image["local"].numpy(), features(obs, cand, mask).astype(np.float16)), g
             if not g & 4:  # a transpose relabels the hubs, and the tickets name cards
                 cells = features.cells(script.Table.from_observations(geo, obs), cand)
-                assert np.array_equal(image["tick"].numpy(), script.TicketFigures(geo)(obs, cand, cells)), g
+                assert np.array_equal(image["tick"].numpy(), script.TicketFigures(features)(obs, cand, cells)), g
         seen += len(rows)
         core.step(state, heuristic.act(observations, masks))
     assert seen > 300
