@@ -1,6 +1,6 @@
 """Policies that act on batches of games: random, heuristic, search and trained agents."""
 
-from agents.base import Agent
-from agents.random import RandomAgent
+from aerodeck.agents.base import Agent
+from aerodeck.agents.random import RandomAgent
 
 __all__ = ["Agent", "RandomAgent"]

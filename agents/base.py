@@ -11,8 +11,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from agents.streams import agent_key, uniforms
-from agents.streams import draws as stream_draws
+from aerodeck.agents.streams import agent_key, uniforms
+from aerodeck.agents.streams import draws as stream_draws
 
 _TRUE = ("on", "true", "yes", "1")
 _FALSE = ("off", "false", "no", "0")
@@ -105,7 +105,7 @@ class Agent:
     reason about the game read the edition, costs, ... from it).
 
     Randomness: a play loop passes ``keys`` (``uint64 (B,)``, one decision key per row, see
-    :mod:`agents.streams`), and every random choice of row b is drawn from ``keys[b]`` through
+    :mod:`aerodeck.agents.streams`), and every random choice of row b is drawn from ``keys[b]`` through
     :meth:`uniform`, :meth:`draws` and :meth:`gumbel` — so a game's choices depend on the game, the
     agent's seed and the decision, never on the batch. Without keys (one game inside a Gymnasium or
     PettingZoo env, ``aerodeck play``) they come from the agent's ``numpy.random.Generator`` ``rng``.
@@ -114,7 +114,7 @@ class Agent:
     (:func:`act`).
 
     ``knobs`` declares the constructor's tunable keywords (besides ``seed`` and ``rules``) with their
-    types and ranges: ``agents.registry.make_agent`` checks ``NAME:key=value`` specs against it.
+    types and ranges: ``aerodeck.agents.registry.make_agent`` checks ``NAME:key=value`` specs against it.
     """
 
     name = "agent"
@@ -159,7 +159,7 @@ class Agent:
 
     def uniform(self, keys: np.ndarray | None, shape: tuple[int, int], part: int = 0, dtype=np.float64) -> np.ndarray:
         """Uniforms of ``shape`` ``(B, k)`` and ``dtype`` (float64 or float32, see
-        :func:`agents.streams.uniforms`): row b from part ``part`` of ``keys[b]``'s stream, or from ``rng``
+        :func:`aerodeck.agents.streams.uniforms`): row b from part ``part`` of ``keys[b]``'s stream, or from ``rng``
         (in ``[0, 1)``) when ``keys`` is ``None``."""
         if keys is None:
             return self.rng.random(shape, dtype=dtype)

@@ -2,7 +2,7 @@
 
 ``ppo`` plays the model shipped for the game (and player count) in ``agents/models/``;
 ``ppo:path=runs/x/best.zip`` plays a model of your own; ``deterministic=0`` samples from the policy
-instead of taking its most likely action. Every game offers it (``agents.registry``).
+instead of taking its most likely action. Every game offers it (``aerodeck.agents.registry``).
 
 A model is the stable-baselines3 zip plus a sidecar JSON beside it (``best.zip`` → ``best.json``)
 that ``aerodeck train`` writes: the game, the rules (``rules.to_dict()``), the observation and action
@@ -23,7 +23,10 @@ use (``torch.set_num_threads``; nothing here changes it).
 
 from __future__ import annotations
 
+import base64
+import io
 import json
+import pickle
 import warnings
 import zipfile
 from importlib import metadata
@@ -33,8 +36,8 @@ import numpy as np
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-from agents.base import Agent, Knob, act
-from agents.layout import layout_of
+from aerodeck.agents.base import Agent, Knob, act
+from aerodeck.agents.layout import layout_of
 
 #: The models shipped with the package: ``<game>.zip`` (solo games) or ``<game>-<n>p.zip``, each with its sidecar.
 MODELS = Path(__file__).parent / "models"
@@ -49,8 +52,8 @@ RANK_STEP = 1 / 16
 
 
 def game_of(rules):
-    """The registry entry (``envs.registry.GameSpec``) whose rules class ``rules`` is an instance of."""
-    from envs.registry import game_of_rules
+    """The registry entry (``aerodeck.envs.registry.GameSpec``) whose rules class ``rules`` is an instance of."""
+    from aerodeck.envs.registry import game_of_rules
 
     return game_of_rules(rules)
 
@@ -79,7 +82,7 @@ def shipped_misfit(rules, general: bool = False) -> str | None:
     trained = sidecar.get("layout")
     variants = sidecar.get("inputs", {}).get("variants")
     if variants:
-        from agents.variants import VariantSpace
+        from aerodeck.agents.variants import VariantSpace
 
         try:
             VariantSpace.from_dict(game, variants).embedding(rules)
@@ -114,7 +117,7 @@ class Inputs:
     ranks of its k best actions instead, see :func:`rank_features`). ``prior_agent`` is the agent
     instance (``None`` without a prior).
 
-    A rule-general policy (``variants``, an ``agents.variants.VariantSpace``, with the ``rules`` it
+    A rule-general policy (``variants``, an ``aerodeck.agents.variants.VariantSpace``, with the ``rules`` it
     plays under) reads all of it laid out in the space's family layout (``O``, ``A`` the family's),
     with the rule features ``float32 (F,)`` of ``rules`` after the observation; its actions are the family's
     (:meth:`family_masks`, :meth:`variant_actions` translate)."""
@@ -144,7 +147,7 @@ class Inputs:
              prior_ties: str = "even", prior_ranks: int = 0, variants=None) -> Inputs:
         """Inputs for ``game`` under ``rules``, building the prior agent by name (``variants``: a
         ``VariantSpace`` for a rule-general policy)."""
-        from agents.registry import make_agent
+        from aerodeck.agents.registry import make_agent
 
         agent = make_agent(game, prior, rules, seed=0) if prior else None
         return cls(mask, prior, prior_units, agent, prior_ties, prior_ranks, variants, rules)
@@ -346,7 +349,7 @@ class PPOAgent(Agent):
     rules it has not seen (default: the sidecar's ``caution.value``, which
     ``benchmarks/rule_general.py --set-caution`` chooses over drawn variants, else 0);
     ``check``: with a prior, a self-check of that many deals under the rules in play chooses the caution,
-    or plays as the prior agent where no caution is shown better than it (:mod:`agents.self_check`;
+    or plays as the prior agent where no caution is shown better than it (:mod:`aerodeck.agents.self_check`;
     default: the sidecar's ``check.deals``, else 0: no check). Its outcome is ``check_result``; a check
     runs once per model file, rules and knobs in a process.
     """
@@ -433,10 +436,10 @@ _CHECKS: dict[tuple, dict] = {}
 
 
 def _checked(agent: PPOAgent, path: Path, deals: int) -> dict:
-    """The outcome of ``agent``'s self-check of ``deals`` deals (:func:`agents.self_check.self_check`),
+    """The outcome of ``agent``'s self-check of ``deals`` deals (:func:`aerodeck.agents.self_check.self_check`),
     done once per model file, rules, deals and sampling in a process."""
-    from agents.registry import make_agent
-    from agents.self_check import self_check
+    from aerodeck.agents.registry import make_agent
+    from aerodeck.agents.self_check import self_check
 
     game = game_of(agent.rules)
     cache = (str(path.resolve()), path.stat().st_mtime_ns, repr(agent.rules), deals, agent.deterministic,
@@ -482,7 +485,7 @@ def load_model(path, rules=None) -> TrainedModel:
     stable-baselines3 model (truncated, another format) or a sidecar that cannot be read, and
     ``ValueError`` naming both layouts when the model's layout differs from that of ``rules``; warns
     (``UserWarning``) naming the differing options when the layout matches but the rules do not."""
-    import envs
+    from aerodeck import envs
 
     path = Path(path)
     if not path.is_file():
@@ -528,7 +531,7 @@ def _load_general(path: Path, policy, sidecar: dict, game, rules) -> TrainedMode
     """A rule-general model (its sidecar's inputs name a variant space) to play under ``rules``: refused
     when their layout does not fit the model's family layout; a warning names the options outside the
     ranges it was trained on."""
-    from agents.variants import VariantSpace
+    from aerodeck.agents.variants import VariantSpace
 
     spec = sidecar["inputs"]
     try:
@@ -571,6 +574,7 @@ def _load_policy(path: Path):
     # schedules are pickled closures; inference needs none of them
     constant = {"learning_rate": 0.0, "lr_schedule": lambda _: 0.0, "clip_range": lambda _: 0.0}
     try:
+        constant.update(_renamed_objects(path))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             model = MaskablePPO.load(path, device="cpu", custom_objects=constant)
@@ -581,6 +585,33 @@ def _load_policy(path: Path):
         raise ValueError(f"{path} is not a MaskablePPO model with a discrete action space")
     policy.set_training_mode(False)
     return policy
+
+
+#: The import names of models saved before the suite became one package, ``aerodeck``.
+_BARE_PACKAGES = ("envs", "agents", "train")
+
+
+class _RenamingUnpickler(pickle.Unpickler):
+    """Reads a class pickled under a bare package name (``agents.airport_scramble.local``) from its
+    ``aerodeck`` home (``aerodeck.agents.airport_scramble.local``)."""
+
+    def find_class(self, module: str, name: str):
+        if module.split(".")[0] in _BARE_PACKAGES:
+            module = f"aerodeck.{module}"
+        return super().find_class(module, name)
+
+
+def _renamed_objects(path: Path) -> dict:
+    """The entries of model ``path``'s ``data`` that name classes under the bare package names, read from
+    their ``aerodeck`` modules (SB3's ``custom_objects``); empty for a model saved under ``aerodeck``."""
+    with zipfile.ZipFile(path) as archive:
+        data = json.loads(archive.read("data"))
+    found = {}
+    for key, value in data.items():
+        if isinstance(value, dict) and ":serialized:" in value and \
+                str(value.get("__module__", "")).split(".")[0] in _BARE_PACKAGES:
+            found[key] = _RenamingUnpickler(io.BytesIO(base64.b64decode(value[":serialized:"]))).load()
+    return found
 
 
 def _describe_layout(layout: dict) -> str:

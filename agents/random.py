@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent
-from envs.common.batch import sample_legal
+from aerodeck.agents.base import Agent
+from aerodeck.envs.common.batch import sample_legal
 
 
 class RandomAgent(Agent):

@@ -1,22 +1,22 @@
 """Agents by name: ``make_agent("airport-scramble", "search:rollouts=8,candidates=2", rules, seed)``.
 
 A game's agents are ``random`` and ``ppo`` (every game; ``ppo`` plays a trained model, see
-:mod:`agents.ppo`) plus those its registry entry offers (``envs.spec(game).agents``). An agent spec is ``NAME`` or ``NAME:key=value,key=value``; each key is
+:mod:`aerodeck.agents.ppo`) plus those its registry entry offers (``aerodeck.envs.spec(game).agents``). An agent spec is ``NAME`` or ``NAME:key=value,key=value``; each key is
 one of the agent class's declared :attr:`~agents.base.Agent.knobs`, and its value is checked against
 the knob's type and range (an error names the agent, the knob and what is allowed).
 """
 
 from __future__ import annotations
 
-import envs
-from agents import restricted
-from agents.base import Agent
-from agents.random import RandomAgent
-from envs.registry import load
+from aerodeck import envs
+from aerodeck.agents import restricted
+from aerodeck.agents.base import Agent
+from aerodeck.agents.random import RandomAgent
+from aerodeck.envs.registry import load
 
 #: The agent every game offers (``RANDOM``), and the trained agent every game offers (``PPO``: a
 #: MaskablePPO model; needs the ``train`` extra).
-from envs.registry import PPO, RANDOM  # noqa: E402
+from aerodeck.envs.registry import PPO, RANDOM  # noqa: E402
 
 
 def agent_names(game: str) -> list[str]:
@@ -30,7 +30,7 @@ def agent_class(game: str, name: str) -> type[Agent]:
         return RandomAgent
     if name == PPO:
         try:
-            return load("agents.ppo:PPOAgent")
+            return load("aerodeck.agents.ppo:PPOAgent")
         except ImportError as err:  # torch and sb3-contrib come with the train extra
             raise ValueError(f"agent 'ppo' needs the train extra: pip install -e '.[train]' ({err})") from None
     return envs.spec(game).load_agent(name)
@@ -66,7 +66,7 @@ def knob_values(game: str, name: str, params: dict) -> dict:
 
 def make_agent(game: str, spec: str, rules=None, seed: int | None = 0) -> Agent:
     """Build the agent named by ``spec`` for ``game`` with its own seed; clear errors for bad specs.
-    ``restricted:base=AGENT,forbid=KIND[+KIND...],<base knobs>`` wraps any agent (``agents.restricted``),
+    ``restricted:base=AGENT,forbid=KIND[+KIND...],<base knobs>`` wraps any agent (``aerodeck.agents.restricted``),
     the base agent built here with the same seed."""
     name, params = parse_spec(spec)
     if name == restricted.NAME:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent
+from aerodeck.agents.base import Agent
 
 #: The agent-spec name of restricted play.
 NAME = "restricted"
@@ -81,7 +81,7 @@ def split_spec(params: dict[str, str]) -> tuple[str, str, dict[str, str]]:
     """The base agent's name, the ``forbid`` text and the base agent's own parameters of the spec
     ``restricted:base=NAME,forbid=KIND[+KIND...],<base knobs>`` (``params``: its parameters as text);
     ``ValueError`` when ``base`` or ``forbid`` is missing or the base is itself restricted. The registry
-    builds the base agent from them and wraps it (``agents.registry.make_agent``)."""
+    builds the base agent from them and wraps it (``aerodeck.agents.registry.make_agent``)."""
     params = dict(params)
     base, forbid = params.pop("base", None), params.pop("forbid", None)
     if not base or forbid is None:

@@ -24,9 +24,9 @@ import math
 import numpy as np
 from tqdm.auto import tqdm
 
-from agents.base import act
-from agents.streams import decision_keys
-from envs.common.rng import game_seeds
+from aerodeck.agents.base import act
+from aerodeck.agents.streams import decision_keys
+from aerodeck.envs.common.rng import game_seeds
 
 #: The run seed of the self-check's deals.
 CHECK_SEED = 0x5E1F_C4EC

@@ -6,7 +6,7 @@ with each batch, one **decision key** per row: ``uint64``, a splitmix64 hash of 
 a function of the run seed and the game's number), the agent's own key (from its seed) and the
 number of decisions played so far in that game. Everything random in that decision is drawn from the
 key: value ``j`` of part ``p`` is the stream value at counter ``p · 2**32 + j``
-(:func:`envs.common.rng.stream_array`), so the parts of one decision (a tie-break noise, the seeds of
+(:func:`aerodeck.envs.common.rng.stream_array`), so the parts of one decision (a tie-break noise, the seeds of
 determinizations, the keys of a rollout's own decisions) never overlap.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.common import rng as crng
+from aerodeck.envs.common import rng as crng
 
 #: Counters of one part of a decision's stream: part ``p`` starts at ``p << PART_SHIFT``.
 PART_SHIFT = 32

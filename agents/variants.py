@@ -295,9 +295,9 @@ class Embedding:
 
 @functools.lru_cache(maxsize=256)
 def _embedding_cached(game_id: str, rules_json: str, family_json: str) -> Embedding:
-    import envs
+    from aerodeck import envs
 
-    from agents.layout import layout_of
+    from aerodeck.agents.layout import layout_of
 
     game = envs.spec(game_id)
     R = game.rules_class()

@@ -1,4 +1,4 @@
-"""Airport Scramble heuristic speed (issue 21): heuristic-driven play at B = 4096, the compiled heuristic
+"""Airport Scramble heuristic speed: heuristic-driven play at B = 4096, the compiled heuristic
 against the numpy planner it replaced (the frozen copy the tests compare it with), and the core's random
 play, measured interleaved in one run; and the search agent (the heuristic is its rollout policy),
 games/s with either heuristic.
@@ -27,16 +27,16 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # the frozen planner lives in the test tree
-    sys.path.insert(0, str(ROOT))
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:  # the frozen planner, this benchmark's reference point, lives beside it
+    sys.path.insert(0, str(HERE))
 
-import envs  # noqa: E402
-from agents.airport_scramble.heuristic import HeuristicAgent  # noqa: E402
-from agents.airport_scramble.search import SearchAgent  # noqa: E402
-from agents.random import RandomAgent  # noqa: E402
-from envs.airport_scramble.rules import AirportScrambleRules  # noqa: E402
-from tests.agents.airport_scramble_heuristic_v1.heuristic import HeuristicAgent as FrozenHeuristic  # noqa: E402
+from aerodeck import envs  # noqa: E402
+from aerodeck.agents.airport_scramble.heuristic import HeuristicAgent  # noqa: E402
+from aerodeck.agents.airport_scramble.search import SearchAgent  # noqa: E402
+from aerodeck.agents.random import RandomAgent  # noqa: E402
+from aerodeck.envs.airport_scramble.rules import AirportScrambleRules  # noqa: E402
+from airport_scramble_heuristic_v1.heuristic import HeuristicAgent as FrozenHeuristic  # noqa: E402
 
 GAME = "airport-scramble"
 

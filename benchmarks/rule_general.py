@@ -14,7 +14,7 @@ heuristic's choice only for an action it favours by more than that many logits);
 then writes the caution whose worst variant is best into the model's sidecar, which the model plays
 with from then on (``ppo:general`` included) unless ``caution=`` is given. Choose it on a draw seed of
 its own, and measure the result on another. ``--check 1000`` benches the model with a self-check of that
-many deals under each variant (``ppo``'s ``check`` knob, :mod:`agents.self_check`: it plays at the caution
+many deals under each variant (``ppo``'s ``check`` knob, :mod:`aerodeck.agents.self_check`: it plays at the caution
 its own games under the variant show best, or as the heuristic where none is shown better); a
 model that checks itself (so, or by its sidecar) has each variant's check recorded; ``--set-check`` then writes it into the model's sidecar, so the model
 checks itself under any rules it is named for (``ppo:general`` included) unless ``check=`` or ``caution=``
@@ -38,15 +38,15 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-import envs  # noqa: E402
-from agents.ppo import read_sidecar, shipped_path, sidecar_path  # noqa: E402
-from agents.registry import make_agent  # noqa: E402
-from agents.self_check import describe, seat_figures  # noqa: E402
-from agents.variants import VariantSpace  # noqa: E402
-from train.evaluate.bench import Plan  # noqa: E402
-from train.evaluate.loop import agent_seed, game_seeds  # noqa: E402
-from train.evaluate.stats import mean_ci  # noqa: E402
-from train.output import write_file  # noqa: E402
+from aerodeck import envs  # noqa: E402
+from aerodeck.agents.ppo import read_sidecar, shipped_path, sidecar_path  # noqa: E402
+from aerodeck.agents.registry import make_agent  # noqa: E402
+from aerodeck.agents.self_check import describe, seat_figures  # noqa: E402
+from aerodeck.agents.variants import VariantSpace  # noqa: E402
+from aerodeck.train.evaluate.bench import Plan  # noqa: E402
+from aerodeck.train.evaluate.loop import agent_seed, game_seeds  # noqa: E402
+from aerodeck.train.evaluate.stats import mean_ci  # noqa: E402
+from aerodeck.train.output import write_file  # noqa: E402
 
 
 def paired_seat(game, rules, spec: str, games: int, seed: int) -> dict:
@@ -71,7 +71,7 @@ def bench_variant(game, rules, agents: dict, games: int, seed: int, out: Path) -
     (the difference paired, with its interval); a multi-player game seats each with n − 1 opponents,
     seats rotated (its win share with its interval; the opponent's is the fair share 1/n), and adds
     ``"paired"``, the difference to the opponent agent in its seat (:func:`paired_seat`). A model that
-    checked itself under ``rules`` adds its ``"check"`` (``agents.self_check``)."""
+    checked itself under ``rules`` adds its ``"check"`` (``aerodeck.agents.self_check``)."""
     rows = {}
     if game.solo:
         result = Plan.build(game, rules, [game.opponent, *agents.values()], games, seed).run(out, progress=False)

@@ -5,11 +5,11 @@ shipped model's table), all with observations and legal masks every decision:
 
 - ``reference``: the plain-Python reference engine, random legal play (the oracle; the yardstick);
 - ``env``: the single-game environment as users make it — ``gymnasium.make("aerodeck/AirportScramble-v0")``,
-  ``envs.flight_tycoon_v0.env()`` (PettingZoo AEC, wrapped) — random legal play;
+  ``aerodeck.envs.flight_tycoon_v0.env()`` (PettingZoo AEC, wrapped) — random legal play;
 - ``core B=1 / 256 / 4096``: the batched core, random legal play, finished games restarted at once;
-- ``heuristic B=4096`` / ``ppo B=4096``: the agents (``agents.registry.make_agent``) deciding on the
+- ``heuristic B=4096`` / ``ppo B=4096``: the agents (``aerodeck.agents.registry.make_agent``) deciding on the
   core at B = 4096, finished games restarted at once;
-- ``bench heuristic`` / ``bench ppo``: ``aerodeck bench``'s own play (``train.evaluate.bench.Plan``,
+- ``bench heuristic`` / ``bench ppo``: ``aerodeck bench``'s own play (``aerodeck.train.evaluate.bench.Plan``,
   in process), its games/s;
 - ``leduc_holdem_v4``: PettingZoo's classic AEC card game, random legal play (the outside yardstick);
 - ``pgx leduc B=…``: Pgx's ``leduc_holdem`` on the CPU (JAX, one thread like every other subject:
@@ -45,8 +45,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.append(str(ROOT))
 
-import envs  # noqa: E402
-from envs.common.batch import padded_mask, sample_legal  # noqa: E402
+from aerodeck import envs  # noqa: E402
+from aerodeck.envs.common.batch import padded_mask, sample_legal  # noqa: E402
 
 GAMES = ("airport-scramble", "flight-tycoon")
 LEDUC = "leduc_holdem_v4"
@@ -142,7 +142,7 @@ class Core(Subject):
     """B games on the batched core (actions unchecked: they come from the mask), observation and mask
     every decision, each written into a buffer reused step after step as a training loop does
     (``out=``), finished games restarted at once (``core.reset``). ``agent``: None for uniform
-    random legal play, else an ``agents.base.Agent`` that decides every game."""
+    random legal play, else an ``aerodeck.agents.base.Agent`` that decides every game."""
 
     PARTS = ("to_act", "observe", "legal_mask", "decide", "step", "restart")
 
@@ -201,7 +201,7 @@ class Bench(Subject):
     unit = "games"
 
     def __init__(self, game: str, rules, agent: str, games: int) -> None:
-        from train.evaluate.bench import Plan
+        from aerodeck.train.evaluate.bench import Plan
 
         self.plan = Plan.build(envs.spec(game), rules, [agent], games, 0)
         self.games = games
@@ -263,7 +263,7 @@ def leduc() -> Subject:
 
 
 def make_agent(game: str, name: str, rules):
-    from agents.registry import make_agent as make
+    from aerodeck.agents.registry import make_agent as make
 
     return make(game, name, rules, seed=0)
 
@@ -274,7 +274,7 @@ def single_env(game: str, rules) -> Subject:
         import gymnasium
 
         return GymEnv(gymnasium.make(envs.spec(game).gym_id, **rules.to_dict()))
-    from envs import flight_tycoon_v0
+    from aerodeck.envs import flight_tycoon_v0
 
     return AEC(lambda: flight_tycoon_v0.env(**rules.to_dict()))
 

@@ -1,14 +1,14 @@
-"""The aerodeck games, reached through one registry: ``envs.games()``, ``envs.spec(id)``,
-``envs.make_core(id, rules=None, **options)``. Importing ``envs`` discovers the games of installed
+"""The aerodeck games, reached through one registry: ``aerodeck.envs.games()``, ``aerodeck.envs.spec(id)``,
+``aerodeck.envs.make_core(id, rules=None, **options)``. Importing ``envs`` discovers the games of installed
 packages (entry-point group ``aerodeck.games``) and registers every game's Gymnasium id from its
 ``GameSpec`` (``gym_id``, ``env``, ``vector``), e.g. ``gymnasium.make("aerodeck/AirportScramble-v0")``.
-A PettingZoo game is reached as ``envs.spec(id).make_env(...)`` or through its versioned module
-(``envs.flight_tycoon_v0``)."""
+A PettingZoo game is reached as ``aerodeck.envs.spec(id).make_env(...)`` or through its versioned module
+(``aerodeck.envs.flight_tycoon_v0``)."""
 
 from gymnasium.envs.registration import register
 from gymnasium.envs.registration import registry as gym_registry
 
-from envs.registry import GameSpec, discover, games, make_core, on_register, spec, specs, view_of_env
+from aerodeck.envs.registry import GameSpec, discover, games, make_core, on_register, spec, specs, view_of_env
 
 
 def _register_gym(game: GameSpec) -> None:

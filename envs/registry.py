@@ -1,6 +1,6 @@
 """The registry of games: one :class:`GameSpec` per game, the whole declaration of the game.
 
-``envs.games()`` lists the ids, ``envs.spec(id)`` gives a game's spec, ``envs.make_core(id, rules,
+``aerodeck.envs.games()`` lists the ids, ``aerodeck.envs.spec(id)`` gives a game's spec, ``aerodeck.envs.make_core(id, rules,
 **options)`` builds its batched core. The two built-in games are declared in ``GAMES`` below; a game
 from another package joins through the entry-point group ``aerodeck.games`` (an entry point named
 after the game's id that loads its ``GameSpec``; see ``docs/adding-a-game.md``). Every tool reaches a
@@ -24,7 +24,7 @@ from typing import Any
 
 #: The entry-point group a game package registers its ``GameSpec`` under.
 ENTRY_POINT_GROUP = "aerodeck.games"
-#: The agent every game offers, and the trained agent every game offers (``agents.registry``).
+#: The agent every game offers, and the trained agent every game offers (``aerodeck.agents.registry``).
 RANDOM, PPO = "random", "ppo"
 _ID = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 
@@ -71,16 +71,16 @@ class GameSpec:
     id: str
     #: The game's name in prose (``"Airport Scramble"``).
     title: str
-    #: The rules object's class (``envs.common.options.RuleOptions``).
+    #: The rules object's class (``aerodeck.envs.common.options.RuleOptions``).
     rules: Any
-    #: The batched core's class (``envs.common.core.Core``), built as ``Core(rules, check_actions=True)``.
+    #: The batched core's class (``aerodeck.envs.common.core.Core``), built as ``Core(rules, check_actions=True)``.
     core: Any
-    #: One game in its standard API: a Gymnasium ``Env`` (``envs.common.protocols.SingleGameEnv``) or a
+    #: One game in its standard API: a Gymnasium ``Env`` (``aerodeck.envs.common.protocols.SingleGameEnv``) or a
     #: PettingZoo ``AECEnv`` factory; takes ``rules=``, rule options as keywords, ``render_mode``, ``on_illegal``.
     env: Any
-    #: The stable-baselines3 ``VecEnv`` class over the core (``envs.common.protocols.SB3VecEnv``).
+    #: The stable-baselines3 ``VecEnv`` class over the core (``aerodeck.envs.common.protocols.SB3VecEnv``).
     sb3: Any
-    #: The look-ahead view class (``envs.common.core.View``), built as ``View(core, state, seats)``.
+    #: The look-ahead view class (``aerodeck.envs.common.core.View``), built as ``View(core, state, seats)``.
     view: Any
     #: The prefix of the numbered rules (``"AS"`` for AS-1 … AS-19).
     rule_prefix: str = ""
@@ -103,7 +103,7 @@ class GameSpec:
     agents: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     #: Policy networks the game offers beyond the MLP (``[policy] network``): name -> the sb3-contrib
     #: ``MaskableActorCriticPolicy`` class; its ``policy_kwargs(config, rules, inputs)`` (``config``: the
-    #: ``[policy]`` section, ``inputs``: ``agents.ppo.Inputs``) gives its keywords or refuses the run.
+    #: ``[policy]`` section, ``inputs``: ``aerodeck.agents.ppo.Inputs``) gives its keywords or refuses the run.
     networks: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     #: The agent that plays "the opponent": the other seats of ``aerodeck play``, the ``hint``, the
     #: league's fixed member, the agent training is measured against.
@@ -117,12 +117,12 @@ class GameSpec:
     #: the same deals in one bench, each on its own game count; a multi-player game benches each entry
     #: as its own seat-rotated tournament of that lineup (its length is the player count).
     ladder: tuple[tuple[tuple[str, ...], int], ...] = ()
-    #: The game in words for ``aerodeck play`` / ``replay``: a module (``envs.common.protocols.TextModule``), or ``None``.
+    #: The game in words for ``aerodeck play`` / ``replay``: a module (``aerodeck.envs.common.protocols.TextModule``), or ``None``.
     text: Any = None
-    #: ``summary(core, state) -> dict`` (``envs.common.protocols.Summary``): the end-of-game figures, or
+    #: ``summary(core, state) -> dict`` (``aerodeck.envs.common.protocols.Summary``): the end-of-game figures, or
     #: ``None`` (the score is the sum of a seat's rewards, the standing the score, no tallies).
     summary: Any = None
-    #: The metric catalogue (``envs.common.metrics.Catalogue``) of ``aerodeck compare / sweep / tune``, or ``None``.
+    #: The metric catalogue (``aerodeck.envs.common.metrics.Catalogue``) of ``aerodeck compare / sweep / tune``, or ``None``.
     metrics: Any = None
     #: The default training config (TOML): ``"package:relative/path.toml"`` or a ``Path``, or ``None``.
     training_config: str | Path | None = None
@@ -130,7 +130,7 @@ class GameSpec:
     #: --general``), as ``training_config``, or ``None``.
     general_config: str | Path | None = None
     #: Rule options that change the layout only by adding items at the end of observation blocks and
-    #: actions (a rule-general model lays them out at their largest, ``agents.variants``); any other
+    #: actions (a rule-general model lays them out at their largest, ``aerodeck.agents.variants``); any other
     #: option that changes the layout cannot be varied within one model.
     padded_options: tuple[str, ...] = ()
     #: Rule variants the contract test plays (option -> value): the defaults plus ones that change
@@ -217,7 +217,7 @@ class GameSpec:
     # --- the game in words, figures and metrics ---------------------------------------------------
 
     def text_module(self) -> ModuleType:
-        """The game in words (``envs.common.protocols.TextModule``); ``ValueError`` if the game has none."""
+        """The game in words (``aerodeck.envs.common.protocols.TextModule``); ``ValueError`` if the game has none."""
         if self.text is None:
             raise ValueError(f"{self.id} cannot be shown in words (its GameSpec names no text module)")
         return load(self.text)
@@ -280,29 +280,29 @@ GAMES: dict[str, GameSpec] = {
         GameSpec(
             id="airport-scramble",
             title="Airport Scramble",
-            rules="envs.airport_scramble.rules:AirportScrambleRules",
-            core="envs.airport_scramble.core:AirportScrambleCore",
-            env="envs.airport_scramble.env:AirportScrambleEnv",
-            vector="envs.airport_scramble.vector:AirportScrambleVectorEnv",
-            sb3="envs.airport_scramble.sb3:AirportScrambleSB3VecEnv",
-            text="envs.airport_scramble.text",
-            view="envs.airport_scramble.view:AirportScrambleView",
+            rules="aerodeck.envs.airport_scramble.rules:AirportScrambleRules",
+            core="aerodeck.envs.airport_scramble.core:AirportScrambleCore",
+            env="aerodeck.envs.airport_scramble.env:AirportScrambleEnv",
+            vector="aerodeck.envs.airport_scramble.vector:AirportScrambleVectorEnv",
+            sb3="aerodeck.envs.airport_scramble.sb3:AirportScrambleSB3VecEnv",
+            text="aerodeck.envs.airport_scramble.text",
+            view="aerodeck.envs.airport_scramble.view:AirportScrambleView",
             rule_prefix="AS",
             rule_ids=tuple(range(1, 20)),
             docs="envs:../docs/rules/airport-scramble.md",
             gym_id="aerodeck/AirportScramble-v0",
             agents={
-                "heuristic": "agents.airport_scramble.heuristic:HeuristicAgent",
-                "search": "agents.airport_scramble.search:SearchAgent",
+                "heuristic": "aerodeck.agents.airport_scramble.heuristic:HeuristicAgent",
+                "search": "aerodeck.agents.airport_scramble.search:SearchAgent",
             },
-            networks={"local": "agents.airport_scramble.local:LocalPolicy"},
+            networks={"local": "aerodeck.agents.airport_scramble.local:LocalPolicy"},
             opponent="heuristic",
             prior="heuristic",
             bench_games=10_000,
             ladder=((("random",), 10_000), (("heuristic",), 2_000), (("ppo",), 2_000), (("search",), 50)),
-            metrics="envs.airport_scramble.metrics:CATALOGUE",
-            training_config="envs.airport_scramble:training.toml",
-            general_config="envs.airport_scramble:general.toml",
+            metrics="aerodeck.envs.airport_scramble.metrics:CATALOGUE",
+            training_config="aerodeck.envs.airport_scramble:training.toml",
+            general_config="aerodeck.envs.airport_scramble:general.toml",
             padded_options=("face_up",),
             variants=(
                 {},
@@ -314,32 +314,32 @@ GAMES: dict[str, GameSpec] = {
         GameSpec(
             id="flight-tycoon",
             title="Flight Tycoon",
-            rules="envs.flight_tycoon.rules:FlightTycoonRules",
-            core="envs.flight_tycoon.core:FlightTycoonCore",
-            env="envs.flight_tycoon.env:env",
-            sb3="envs.flight_tycoon.sb3:FlightTycoonSB3VecEnv",
-            text="envs.flight_tycoon.text",
-            view="envs.flight_tycoon.view:FlightTycoonView",
+            rules="aerodeck.envs.flight_tycoon.rules:FlightTycoonRules",
+            core="aerodeck.envs.flight_tycoon.core:FlightTycoonCore",
+            env="aerodeck.envs.flight_tycoon.env:env",
+            sb3="aerodeck.envs.flight_tycoon.sb3:FlightTycoonSB3VecEnv",
+            text="aerodeck.envs.flight_tycoon.text",
+            view="aerodeck.envs.flight_tycoon.view:FlightTycoonView",
             rule_prefix="FT",
             rule_ids=tuple(range(1, 18)),
             docs="envs:../docs/rules/flight-tycoon.md",
             player_counts=(3, 4, 5),
             players_option="n_players",
             agents={
-                "heuristic": "agents.flight_tycoon.heuristic:HeuristicAgent",
-                "search": "agents.flight_tycoon.search:SearchAgent",
+                "heuristic": "aerodeck.agents.flight_tycoon.heuristic:HeuristicAgent",
+                "search": "aerodeck.agents.flight_tycoon.search:SearchAgent",
             },
-            networks={"requests": "agents.flight_tycoon.requests:RequestPolicy"},
+            networks={"requests": "aerodeck.agents.flight_tycoon.requests:RequestPolicy"},
             opponent="heuristic",
             prior="heuristic",
             bench_games=1_200,
-            summary="envs.flight_tycoon.summary:summary",
+            summary="aerodeck.envs.flight_tycoon.summary:summary",
             ladder=((("heuristic", "random", "random", "random"), 2_000),
                     (("ppo", "heuristic", "heuristic", "heuristic"), 1_000),
                     (("search", "heuristic", "heuristic", "heuristic"), 100)),
-            metrics="envs.flight_tycoon.metrics:CATALOGUE",
-            training_config="envs.flight_tycoon:training.toml",
-            general_config="envs.flight_tycoon:general.toml",
+            metrics="aerodeck.envs.flight_tycoon.metrics:CATALOGUE",
+            training_config="aerodeck.envs.flight_tycoon:training.toml",
+            general_config="aerodeck.envs.flight_tycoon:general.toml",
             variants=(
                 {},
                 {"n_players": 3},

@@ -21,11 +21,11 @@ import warnings
 import numpy as np
 import pytest
 
-import envs
-from envs.common.batch import sample_legal
-from envs.common.checks import IllegalActionError
-from envs.common.core import ActionLayout, Core, ObservationLayout, View
-from envs.common.protocols import MetricRecorder, Policy, SB3VecEnv, SingleGameEnv, TextModule
+from aerodeck import envs
+from aerodeck.envs.common.batch import sample_legal
+from aerodeck.envs.common.checks import IllegalActionError
+from aerodeck.envs.common.core import ActionLayout, Core, ObservationLayout, View
+from aerodeck.envs.common.protocols import MetricRecorder, Policy, SB3VecEnv, SingleGameEnv, TextModule
 from tests.test_docs import defined_ids
 
 SPECS = envs.specs()
@@ -466,8 +466,8 @@ def test_a_declared_rule_general_config_names_a_variant_space_of_the_game(game):
     if spec.general_config is None:
         pytest.skip(f"{game} declares no rule-general model")
     pytest.importorskip("sb3_contrib")
-    from agents.variants import VariantSpace
-    from train.learn.config import load_config
+    from aerodeck.agents.variants import VariantSpace
+    from aerodeck.train.learn.config import load_config
 
     space = VariantSpace(spec, load_config(spec.id, general=True).variants.ranges)  # every option varies in one layout
     assert space.embedding(space.draw(0, 0)).n_actions == spec.make_core(space.family).n_actions
@@ -609,7 +609,7 @@ LADDER = [(spec.id, agent) for spec in SPECS for agent in dict.fromkeys([*spec.l
 
 @pytest.mark.parametrize(("game", "agent"), LADDER, ids=[f"{g}-{a}" for g, a in LADDER])
 def test_ladder_agents_make_legal_moves(game, agent):
-    from agents.registry import make_agent
+    from aerodeck.agents.registry import make_agent
 
     spec = envs.spec(game)
     core = spec.make_core()

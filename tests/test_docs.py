@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-import envs
+from aerodeck import envs
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "rules"

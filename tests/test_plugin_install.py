@@ -47,7 +47,7 @@ def test_the_example_game_installed_alone_passes_the_contract(tmp_path):
     run(sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "--no-build-isolation", "--no-index",
         "--quiet", source)
 
-    found = run(python, "-c", f"import envs, {package}; print(envs.spec({game!r}).title); print({package}.__file__)")
+    found = run(python, "-c", f"import aerodeck, {package}; print(aerodeck.spec({game!r}).title); print({package}.__file__)")
     title, where = found.split("\n")[:2]
     assert title and Path(where).is_relative_to(site), f"{package} was loaded from {where}, not from the new environment"
     out = run(python, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", "-k", game,
@@ -56,4 +56,4 @@ def test_the_example_game_installed_alone_passes_the_contract(tmp_path):
     readme = readme_commands(after_install=True)  # the README's commands that need the example game installed
     assert readme and all(game in argv for argv in readme)
     for k, argv in enumerate(readme):
-        run(python, "-m", "train.cli", *tiny(argv, tmp_path / f"readme{k}"))
+        run(python, "-m", "aerodeck", *tiny(argv, tmp_path / f"readme{k}"))

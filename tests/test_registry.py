@@ -9,8 +9,8 @@ from importlib.metadata import EntryPoint
 import pytest
 from gymnasium.envs.registration import registry as gym_registry
 
-import envs
-from envs import registry
+from aerodeck import envs
+from aerodeck.envs import registry
 
 #: A spec to copy under another id (any registered game will do).
 BASE = envs.specs()[0]
@@ -47,7 +47,7 @@ def test_a_plugin_game_joins_the_registry_and_gymnasium(plugins):
 @pytest.mark.parametrize(("name", "value", "message"), [
     ("broken", "no_such_module_for_aerodeck:SPEC", r"game plugin 'broken' \(entry point 'no_such_module_for_aerodeck:SPEC'"
                                                    r".*failed to load: ModuleNotFoundError"),
-    ("wrong-object", "envs.registry:RANDOM", r"game plugin 'wrong-object' .* loads a str, not an envs.registry.GameSpec"),
+    ("wrong-object", "aerodeck.envs.registry:RANDOM", r"game plugin 'wrong-object' .* loads a str, not an envs.registry.GameSpec"),
     ("other-name", f"{__name__}:RENAMED", r"game plugin 'other-name' .* loads the game 'renamed-game': name the entry "
                                           r"point after the game's id"),
     (BASE.id, f"{__name__}:TWIN", rf"game plugin '{BASE.id}' .* the game id '{BASE.id}' is already registered"),

@@ -6,14 +6,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from envs.common.checks import check_seed
+from aerodeck.envs.common.checks import check_seed
 
 #: The most games one run may play: counts stay exact in the float64 statistics.
 MAX_GAMES = 2**53
 
 
 def seed_arg(text: str) -> int:
-    """``--seed``: an integer in ``[0, 2**64)`` (the rule of :func:`envs.common.checks.check_seed`)."""
+    """``--seed``: an integer in ``[0, 2**64)`` (the rule of :func:`aerodeck.envs.common.checks.check_seed`)."""
     try:
         return check_seed(int(text), "--seed")
     except ValueError:

@@ -14,10 +14,10 @@ import sys
 import threading
 import time
 
-import envs
+from aerodeck import envs
 
 # Sub-command modules, in the order ``aerodeck --help`` lists them.
-COMMANDS = ["train.run", "train.learn.train", "train.evaluate.bench", "train.watch.play", "train.watch.replay", "train.judge.compare", "train.judge.sweep", "train.judge.tune"]
+COMMANDS = ["aerodeck.train.run", "aerodeck.train.learn.train", "aerodeck.train.evaluate.bench", "aerodeck.train.watch.play", "aerodeck.train.watch.replay", "aerodeck.train.judge.compare", "aerodeck.train.judge.sweep", "aerodeck.train.judge.tune"]
 
 
 class Parser(argparse.ArgumentParser):

@@ -27,13 +27,13 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-import envs
-from train.judge import compare, designer_report
-from train.judge.backends import LocalBackend, catalogue
-from train.args import add_rules_arguments, games_arg, load_rules, seed_arg
-from train.evaluate.bench import Plan, bench_solo, print_result
-from train.output import OutputFolder, check_file, write_file
-from train.evaluate.report import json_text
+from aerodeck import envs
+from aerodeck.train.judge import compare, designer_report
+from aerodeck.train.judge.backends import LocalBackend, catalogue
+from aerodeck.train.args import add_rules_arguments, games_arg, load_rules, seed_arg
+from aerodeck.train.evaluate.bench import Plan, bench_solo, print_result
+from aerodeck.train.output import OutputFolder, check_file, write_file
+from aerodeck.train.evaluate.report import json_text
 
 
 #: Games per variant of the closing comparison (3).
@@ -98,7 +98,7 @@ def playable(spec, seats, rules) -> bool:
     if not any(s.split(":")[0] == "ppo" and "path=" not in s for s in seats):
         return True
     try:
-        from agents.ppo import shipped_misfit
+        from aerodeck.agents.ppo import shipped_misfit
     except ImportError as err:
         reason = f"ppo needs the train extra: pip install -e '.[train]' ({err})"
     else:

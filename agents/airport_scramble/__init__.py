@@ -1,1 +1,1 @@
-"""Airport Scramble agents: heuristic and search (random is game-agnostic: ``agents.random``)."""
+"""Airport Scramble agents: heuristic and search (random is game-agnostic: ``aerodeck.agents.random``)."""

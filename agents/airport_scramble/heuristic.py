@@ -23,7 +23,7 @@ The planner runs compiled (:mod:`kernel`, numba), one game at a time on its card
 actions; the batch is decoded from the observations with numpy (:class:`planning.Table`). It decodes
 the observation (``needs_view = False``), so it also plays inside the single-game env. It is
 deterministic; until issue 21 it was a batched numpy planner, kept as the test oracle in
-``tests/agents/airport_scramble_heuristic_v1`` (the scores of every action agree exactly).
+``benchmarks/airport_scramble_heuristic_v1`` (the scores of every action agree exactly).
 """
 
 from __future__ import annotations
@@ -32,10 +32,10 @@ import dataclasses
 
 import numpy as np
 
-from agents.airport_scramble import kernel
-from agents.airport_scramble.planning import Geometry, Table
-from agents.base import Agent, Knob
-from envs.airport_scramble.rules import DIE_SIDES, AirportScrambleRules
+from aerodeck.agents.airport_scramble import kernel
+from aerodeck.agents.airport_scramble.planning import Geometry, Table
+from aerodeck.agents.base import Agent, Knob
+from aerodeck.envs.airport_scramble.rules import DIE_SIDES, AirportScrambleRules
 
 CHUNK = 1024  # games the search agent ranks at once (its scores matrix stays small)
 UNIT = kernel.UNIT  # scores are in sixteenths of an action point; the remainder breaks ties

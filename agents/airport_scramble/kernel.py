@@ -5,7 +5,7 @@ score that the heuristic's rules give it (``heuristic`` module docstring), and e
 action. It is written with numba and works per game on what is on the table: its cards (a handful of
 the G² cells), its runs (maximal straight lines of cards, along which AS-8 flights go), the empty cells
 next to the network (the only cells where a card may be played, AS-9) and the legal actions. The
-batched numpy planner it replaced (kept as the test oracle, ``tests/agents/airport_scramble_heuristic_v1``)
+batched numpy planner it replaced (kept as the test oracle, ``benchmarks/airport_scramble_heuristic_v1``)
 made ~1,500 passes over ``(B, G²)`` and ``(B, F, G²)`` arrays per batch; this one is about ten times
 faster and scores every action identically
 (``tests/agents/test_airport_scramble_heuristic_same_decisions.py``).

@@ -6,7 +6,7 @@ scores each of the prior agent's k best actions (the policy's rank features, ``p
 one small network, the same for every candidate, that reads what the heuristic's planner reads
 around it (:class:`LocalFeatures`): the grid around the cell the action acts on, the card it plays,
 its kind and rank, and the game's counts. The policy's logits are those k scores plus
-``prior_scale`` × the rank features (as :class:`agents.ppo.PriorPolicy`: the untrained policy plays
+``prior_scale`` × the rank features (as :class:`aerodeck.agents.ppo.PriorPolicy`: the untrained policy plays
 the prior agent's choice, 2 logits per rank with the defaults); every other action gets
 :data:`OUTSIDE` (legal, but in practice never chosen). The value network is the usual
 MLP over the whole input. A plain ``MaskableActorCriticPolicy`` otherwise: cloning, PPO, saving,
@@ -19,9 +19,9 @@ import numpy as np
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-from agents.airport_scramble.heuristic import UNIT, plan_scores
-from agents.airport_scramble.planning import Geometry, Table
-from envs.airport_scramble.actions import KINDS
+from aerodeck.agents.airport_scramble.heuristic import UNIT, plan_scores
+from aerodeck.agents.airport_scramble.planning import Geometry, Table
+from aerodeck.envs.airport_scramble.actions import KINDS
 
 #: The logit of an action outside the prior agent's k best (the candidates' scores are near 0).
 OUTSIDE = -30.0
@@ -204,7 +204,7 @@ class LocalPolicy(MaskableActorCriticPolicy):
 
     def __init__(self, *args, rules: dict, obs_size: int, candidates: int = 4, radius: int = 3, width: int = 256,
                  prior_scale: float = 32.0, plan: bool = False, **kwargs) -> None:
-        from envs.airport_scramble.rules import AirportScrambleRules
+        from aerodeck.envs.airport_scramble.rules import AirportScrambleRules
 
         self.rules_options, self.obs_size, self.candidates = dict(rules), int(obs_size), int(candidates)
         self.radius, self.width, self.prior_scale, self.plan = int(radius), int(width), float(prior_scale), bool(plan)
@@ -214,7 +214,7 @@ class LocalPolicy(MaskableActorCriticPolicy):
     @classmethod
     def policy_kwargs(cls, config, rules, inputs) -> dict:
         """The keywords of a local policy (its ``net_arch``: the value network's only) for the ``[policy]``
-        section ``config`` under ``rules`` reading ``inputs`` (``agents.ppo.Inputs``); ``ValueError``
+        section ``config`` under ``rules`` reading ``inputs`` (``aerodeck.agents.ppo.Inputs``); ``ValueError``
         naming the knob when it cannot be built (the prior agent's ranks are its candidates:
         ``prior_ranks`` must be at least 1)."""
         if not inputs.prior or not inputs.prior_ranks:
@@ -225,7 +225,7 @@ class LocalPolicy(MaskableActorCriticPolicy):
                              "([variants] ranges must be empty)")
         if config.local_plan and not inputs.mask:
             raise ValueError("[policy] local_plan = true reads the legal mask: set [policy] sees_mask = true")
-        from envs.airport_scramble.observation import ObservationLayout
+        from aerodeck.envs.airport_scramble.observation import ObservationLayout
 
         return {"net_arch": {"pi": [], "vf": list(config.net_arch)},  # the actor is the local network
                 "rules": rules.to_dict(), "obs_size": ObservationLayout(rules).size, "candidates": inputs.prior_ranks,

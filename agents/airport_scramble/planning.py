@@ -16,9 +16,9 @@ import dataclasses
 
 import numpy as np
 
-from envs.airport_scramble.actions import STEPS, ActionLayout
-from envs.airport_scramble.observation import ObservationLayout
-from envs.common.batch import BatchedState
+from aerodeck.envs.airport_scramble.actions import STEPS, ActionLayout
+from aerodeck.envs.airport_scramble.observation import ObservationLayout
+from aerodeck.envs.common.batch import BatchedState
 
 N_, E_, S_, W_ = range(4)  # AS-8 directions, as in the action layout
 OPPOSITE = (S_, W_, N_, E_)

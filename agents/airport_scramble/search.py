@@ -20,10 +20,10 @@ tickets it expects to complete from there) — the ticket and horizon knobs then
 With ``only`` (kinds of action joined by ``+``, e.g. ``only=replace``) the search may depart from
 its first candidate only to actions of those kinds (a flight, stopping early or not, is ``fly``); the
 other candidates are not tried. The plain search's gain over the heuristic is mostly in its
-departures to plays, then to replaces (``benchmarks/search_gain_by_kind.py``).
+departures to plays, then to replaces (``research/search_gain_by_kind.py``).
 
 Games where the choice is plain are not searched: a single candidate, or a flight that completes
-the ticket now. The rollouts' random streams are seeded from the decision's key (``agents.streams``;
+the ticket now. The rollouts' random streams are seeded from the decision's key (``aerodeck.agents.streams``;
 the heuristic itself is deterministic), so a game's choice never depends on the batch it is in.
 """
 
@@ -31,12 +31,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.airport_scramble.heuristic import CHUNK, NONE, HeuristicAgent
-from agents.airport_scramble.planning import Table
-from agents.base import Agent, Knob, candidate_policy, rank_prior
-from envs.airport_scramble.actions import FLY, KINDS, PLAY, REMOVE_LINE, REPLACE, WAIT
-from envs.airport_scramble.core import AirportScrambleCore
-from envs.airport_scramble.rules import AirportScrambleRules
+from aerodeck.agents.airport_scramble.heuristic import CHUNK, NONE, HeuristicAgent
+from aerodeck.agents.airport_scramble.planning import Table
+from aerodeck.agents.base import Agent, Knob, candidate_policy, rank_prior
+from aerodeck.envs.airport_scramble.actions import FLY, KINDS, PLAY, REMOVE_LINE, REPLACE, WAIT
+from aerodeck.envs.airport_scramble.core import AirportScrambleCore
+from aerodeck.envs.airport_scramble.rules import AirportScrambleRules
 
 
 #: The kinds of action ``only`` may name (an action index's kind: a flight is ``fly``, stopping early or not).
@@ -97,7 +97,7 @@ class SearchAgent(Agent):
         self._rollout_cores: dict = {}
         self.guide = None
         if guide:
-            from agents.ppo import PPOAgent
+            from aerodeck.agents.ppo import PPOAgent
 
             self.guide = PPOAgent(rules=self.rules, path=guide)
 
@@ -114,7 +114,7 @@ class SearchAgent(Agent):
         all on its choice."""
         if view is None:
             raise ValueError("the search agent needs a look-ahead view: act(observations, masks, view); "
-                             "train.evaluate.loop.play_solo and envs.view_of_env give one")
+                             "aerodeck.train.evaluate.loop.play_solo and envs.view_of_env give one")
         masks = np.asarray(masks, bool)
         table = Table.from_observations(self.geo, observations)
         cand, valid, best, prior = self.ranked(table, masks) if self.guide is None else self.guided(observations, masks)
@@ -148,7 +148,7 @@ class SearchAgent(Agent):
                                                                      np.ndarray | None]:
         """The heuristic's ``candidates`` best legal actions per game, best first: actions int64
         (B, k), ``valid`` bool (B, k) (False past a game's legal actions), its choice int64 (B,), and the
-        prior of its policy (``agents.base.rank_prior``: ``order`` logits less per rank, or none)."""
+        prior of its policy (``aerodeck.agents.base.rank_prior``: ``order`` logits less per rank, or none)."""
         B, A = masks.shape
         scores = np.empty((B, A), np.int64)
         best = np.empty(B, np.int64)
@@ -168,7 +168,7 @@ class SearchAgent(Agent):
                                                                              np.ndarray]:
         """As :meth:`ranked`, by the guide's logits: its ``candidates`` most likely legal actions, and
         their logits float32 (B, k) (the prior of its policy)."""
-        from agents.ppo import masked_logits
+        from aerodeck.agents.ppo import masked_logits
 
         inputs = self.guide.inputs
         logits = masked_logits(self.guide.policy, inputs(observations, masks), inputs.family_masks(masks))
@@ -256,7 +256,7 @@ class SearchAgent(Agent):
         """The guide plays ``depth`` decisions in every game of ``state`` (ended games stay as they
         are); each is worth the tickets completed since ``start`` (int64 (M,)) plus the guide's value
         of where it stopped (0 for an ended game). float64 (M,)."""
-        from agents.ppo import value_of
+        from aerodeck.agents.ppo import value_of
 
         for _ in range(self.depth):
             live = np.flatnonzero(~state.done)

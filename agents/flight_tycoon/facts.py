@@ -15,13 +15,13 @@ from math import lgamma
 
 import numpy as np
 
-from envs.common.bits import BIT, pack_bits, unpack_bits
-from envs.flight_tycoon.observation import CARD_SCALE, ObservationLayout
-from envs.flight_tycoon.rules import (  # noqa: F401 — decision kinds, tables, landing_vp_table: for the agents
+from aerodeck.envs.common.bits import BIT, pack_bits, unpack_bits
+from aerodeck.envs.flight_tycoon.observation import CARD_SCALE, ObservationLayout
+from aerodeck.envs.flight_tycoon.rules import (  # noqa: F401 — decision kinds, tables, landing_vp_table: for the agents
     ALL_CARDS, CARD_MONTH, CARD_SUIT, DISCARD, GIVE, MONTH_BITS, N_CARDS, N_MONTHS, N_SQUARES, OVER, REQUEST, SQUARE_BITS,
     SUIT_BITS, TOWER, FlightTycoonRules, landing_vp_table,
 )
-from envs.flight_tycoon.state import REC_ACTIVE, REC_SQUARE, State
+from aerodeck.envs.flight_tycoon.state import REC_ACTIVE, REC_SQUARE, State
 
 #: ``uint64 (4096,)``: the cards of the months in a 12-bit month set.
 MONTHS_CARDS = np.bitwise_or.reduce(

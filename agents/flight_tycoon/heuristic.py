@@ -23,7 +23,7 @@ spread uniformly over the other hands' unlocated slots and the deck.
   hand covers few airlines and airline requests leave it free to choose what to give (FT-9).
 
 Vectorized over the batch (loops over seats and squares only), deterministic given its seed and the
-decision keys (``agents.streams``), and needs nothing beyond the observation and the mask, so it plays
+decision keys (``aerodeck.agents.streams``), and needs nothing beyond the observation and the mask, so it plays
 inside the AEC env as well.
 """
 
@@ -31,13 +31,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent, Knob
-from agents.flight_tycoon.facts import (
+from aerodeck.agents.base import Agent, Knob
+from aerodeck.agents.flight_tycoon.facts import (
     CARD_MONTH, CARD_SUIT, DISCARD, GIVE, MONTHS_CARDS, REQUEST, SQUARE_BITS, SUIT_BITS, TOWER, Facts,
     landing_vp_table, month_counts, months_of, none_base, none_held, none_table, rules_for,
 )
-from envs.flight_tycoon.observation import ObservationLayout
-from envs.flight_tycoon.rules import N_CARDS, N_MONTHS, N_SQUARES, SQUARE_KIND, SQUARE_MONTHS, FlightTycoonRules
+from aerodeck.envs.flight_tycoon.observation import ObservationLayout
+from aerodeck.envs.flight_tycoon.rules import N_CARDS, N_MONTHS, N_SQUARES, SQUARE_KIND, SQUARE_MONTHS, FlightTycoonRules
 
 #: ``uint16 (24,)``: the months whose tower meets each square (month-based squares only, FT-9 ``tower_giveable``).
 _TOWER_MEETS = (SQUARE_MONTHS * (1 << np.arange(N_MONTHS))).sum(1).astype(np.uint16)

@@ -2,8 +2,8 @@
 
 Where the search agent beats the MLP policy is in its requests (FT-8): allowed to search the requests
 alone, with the MLP on every other decision, it plays as well as the whole search
-(``benchmarks/search_gain_by_decision.py``). The MLP's output layer learns each of the (n − 1)·24
-requests on its own row. This network adds to the prior policy's logits (:class:`agents.ppo.PriorPolicy`:
+(``research/search_gain_by_decision.py``). The MLP's output layer learns each of the (n − 1)·24
+requests on its own row. This network adds to the prior policy's logits (:class:`aerodeck.agents.ppo.PriorPolicy`:
 the MLP over the whole input, plus the heuristic's preferences) one small network, the same for every
 request, that scores each of the heuristic's k best legal requests from what the heuristic weighs and
 what it leaves out (:class:`RequestFeatures`): the chance of a landing and its VP, the target's
@@ -17,11 +17,11 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from agents.flight_tycoon.facts import MONTHS_CARDS, Facts
-from agents.flight_tycoon.heuristic import request_odds
-from agents.ppo import PriorExtractor, PriorHead, PriorPolicy
-from envs.flight_tycoon.observation import ObservationLayout
-from envs.flight_tycoon.rules import N_CARDS, N_SQUARES, SQUARE_BITS, SQUARE_KIND, landing_vp_table
+from aerodeck.agents.flight_tycoon.facts import MONTHS_CARDS, Facts
+from aerodeck.agents.flight_tycoon.heuristic import request_odds
+from aerodeck.agents.ppo import PriorExtractor, PriorHead, PriorPolicy
+from aerodeck.envs.flight_tycoon.observation import ObservationLayout
+from aerodeck.envs.flight_tycoon.rules import N_CARDS, N_SQUARES, SQUARE_BITS, SQUARE_KIND, landing_vp_table
 
 #: The heuristic's value of a landing beyond its VP (its default ``land_bonus``), in the VP at stake.
 LAND_BONUS = 0.25
@@ -105,7 +105,7 @@ class RequestExtractor(PriorExtractor):
 
 
 class RequestHead(PriorHead):
-    """Action logits ``(B, A)``: the prior head's (:class:`agents.ppo.PriorHead`, whose weights it keeps
+    """Action logits ``(B, A)``: the prior head's (:class:`aerodeck.agents.ppo.PriorHead`, whose weights it keeps
     under the same names, so a prior policy's model can start it: ``[policy] init``) plus, on the
     heuristic's ``candidates`` best requests, one shared MLP (two layers of ``width``, ReLU) over their
     :class:`RequestFeatures`."""
@@ -137,7 +137,7 @@ class RequestPolicy(PriorPolicy):
     of the heuristic's best legal requests it scores."""
 
     def __init__(self, *args, rules: dict, obs_size: int, width: int = 64, candidates: int = 8, **kwargs) -> None:
-        from envs.flight_tycoon.rules import FlightTycoonRules
+        from aerodeck.envs.flight_tycoon.rules import FlightTycoonRules
 
         self.rules_options, self.obs_size, self.width = dict(rules), int(obs_size), int(width)
         self.candidates = int(candidates)
@@ -147,7 +147,7 @@ class RequestPolicy(PriorPolicy):
     @classmethod
     def policy_kwargs(cls, config, rules, inputs) -> dict:
         """The keywords of a request policy for the ``[policy]`` section ``config`` under ``rules`` reading
-        ``inputs`` (``agents.ppo.Inputs``); ``ValueError`` naming the knob when it cannot be built."""
+        ``inputs`` (``aerodeck.agents.ppo.Inputs``); ``ValueError`` naming the knob when it cannot be built."""
         if not inputs.prior or not inputs.mask:
             raise ValueError("[policy] network = 'requests' adds to the prior policy and reads the legal mask: set "
                              "[policy] prior = 'heuristic' and sees_mask = true")

@@ -22,7 +22,7 @@ All games × samples × candidates run as one batch on the core (in chunks of at
 rollouts). The candidates of one sample share its random stream (common random numbers), so they
 are compared on the same deck draws as far as their paths allow.
 
-Randomness (``agents.streams``): a decision's key gives the tie-break noise (part 0), the seeds of
+Randomness (``aerodeck.agents.streams``): a decision's key gives the tie-break noise (part 0), the seeds of
 its samples (part 1) and one key per sample (part 2), from which the rollout heuristic's decision
 keys are made (sample key × rollout step) — so a game's choice never depends on the batch.
 """
@@ -31,16 +31,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent, Knob, candidate_policy, rank_prior
-from agents.flight_tycoon.facts import Facts
-from agents.flight_tycoon.heuristic import HeuristicAgent
-from agents.streams import decision_keys
-from envs.flight_tycoon.core import FlightTycoonCore
-from envs.flight_tycoon.rules import FlightTycoonRules
-from envs.flight_tycoon.view import FlightTycoonView
+from aerodeck.agents.base import Agent, Knob, candidate_policy, rank_prior
+from aerodeck.agents.flight_tycoon.facts import Facts
+from aerodeck.agents.flight_tycoon.heuristic import HeuristicAgent
+from aerodeck.agents.streams import decision_keys
+from aerodeck.envs.flight_tycoon.core import FlightTycoonCore
+from aerodeck.envs.flight_tycoon.rules import FlightTycoonRules
+from aerodeck.envs.flight_tycoon.view import FlightTycoonView
 
 
-#: The parts of a decision's stream (``agents.streams``): tie-break noise, sample seeds, rollout keys.
+#: The parts of a decision's stream (``aerodeck.agents.streams``): tie-break noise, sample seeds, rollout keys.
 _NOISE, _SAMPLES, _ROLLOUTS = 0, 1, 2
 
 
@@ -96,7 +96,7 @@ class SearchAgent(Agent):
         self._cores: dict = {}
         self.guide = None
         if guide:
-            from agents.ppo import PPOAgent
+            from aerodeck.agents.ppo import PPOAgent
 
             if rules is None:
                 raise ValueError("a guided search needs the rules its guide plays under")
@@ -111,7 +111,7 @@ class SearchAgent(Agent):
     def act(self, observations: np.ndarray, masks: np.ndarray, view: FlightTycoonView | None = None,
             keys: np.ndarray | None = None) -> np.ndarray:
         """Actions ``int64 (B,)`` for observations ``float32 (B, obs_size)``, masks ``bool (B, A)``, the
-        ``FlightTycoonView`` of the same B games (``envs.view_of_env`` gives one for the AEC env) and the
+        ``FlightTycoonView`` of the same B games (``aerodeck.envs.view_of_env`` gives one for the AEC env) and the
         decision keys ``uint64 (B,)`` (``None``: the agents' generators)."""
         return self.act_with_policy(observations, masks, view, keys)[0]
 
@@ -122,8 +122,8 @@ class SearchAgent(Agent):
         all on its choice."""
         if view is None:
             raise ValueError("the search agent needs a look-ahead view: act(observations, masks, view) with an "
-                             "envs.flight_tycoon.view.FlightTycoonView; train.evaluate.loop.play_games passes one, and "
-                             "envs.view_of_env(aec) makes one for the AEC env")
+                             "aerodeck.envs.flight_tycoon.view.FlightTycoonView; train.evaluate.loop.play_games passes one, and "
+                             "aerodeck.envs.view_of_env(aec) makes one for the AEC env")
         masks = np.asarray(masks, bool)
         if view.batch_size != masks.shape[0]:
             raise ValueError(f"the view holds {view.batch_size} games, the masks {masks.shape[0]}")
@@ -132,7 +132,7 @@ class SearchAgent(Agent):
             scores = self.heuristic.scores(observations, masks)
             scores += self.heuristic.noise * self.uniform(keys, scores.shape, part=_NOISE)
         else:
-            from agents.ppo import masked_logits
+            from aerodeck.agents.ppo import masked_logits
 
             inputs = self.guide.inputs
             scores = masked_logits(self.guide.policy, inputs(observations, masks), inputs.family_masks(masks))

@@ -14,8 +14,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from envs.airport_scramble.position import LINE_CHOICE
-from envs.airport_scramble.rules import AirportScrambleRules
+from aerodeck.envs.airport_scramble.position import LINE_CHOICE
+from aerodeck.envs.airport_scramble.rules import AirportScrambleRules
 
 DIRECTIONS = "NESW"
 #: AS-8 direction steps (row, column) for N, E, S, W.

@@ -13,17 +13,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.airport_scramble.actions import KINDS, STOP_EARLY, explain_illegal
-from envs.airport_scramble.kernel import deal, draw_tickets, legal_rows, observe_rows, step_turns
-from envs.airport_scramble.lines import choosable_lines, line_cells
-from envs.airport_scramble.position import LINE_CHOICE, TURN_ACTION, Position
-from envs.airport_scramble.rules import AirportScrambleRules
-from envs.airport_scramble.state import State
-from envs.airport_scramble.tables import ISOLATED, OCCUPIED, tables
-from envs.common import rng
-from envs.common.batch import flat, restore_state, save_state
-from envs.common.bits import BIT, pack_set
-from envs.common.checks import check_seeds, refuse_illegal, step_actions
+from aerodeck.envs.airport_scramble.actions import KINDS, STOP_EARLY, explain_illegal
+from aerodeck.envs.airport_scramble.kernel import deal, draw_tickets, legal_rows, observe_rows, step_turns
+from aerodeck.envs.airport_scramble.lines import choosable_lines, line_cells
+from aerodeck.envs.airport_scramble.position import LINE_CHOICE, TURN_ACTION, Position
+from aerodeck.envs.airport_scramble.rules import AirportScrambleRules
+from aerodeck.envs.airport_scramble.state import State
+from aerodeck.envs.airport_scramble.tables import ISOLATED, OCCUPIED, tables
+from aerodeck.envs.common import rng
+from aerodeck.envs.common.batch import flat, restore_state, save_state
+from aerodeck.envs.common.bits import BIT, pack_set
+from aerodeck.envs.common.checks import check_seeds, refuse_illegal, step_actions
 
 
 def occupancy_bits(grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -35,7 +35,7 @@ def occupancy_bits(grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 class AirportScrambleCore:
-    """B games of Airport Scramble under one rules object (``envs.common.core.Core``).
+    """B games of Airport Scramble under one rules object (``aerodeck.envs.common.core.Core``).
 
     ``init(seeds) -> State``; ``legal_mask(state) -> bool (B, n_actions)``; ``observe(state) ->
     float32 (B, obs_size)``; ``step(state, actions) -> float32 (B, 1)`` rewards (mutates ``state``);

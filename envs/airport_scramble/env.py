@@ -18,13 +18,13 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from envs.airport_scramble.core import AirportScrambleCore
-from envs.airport_scramble.position import LINE_CHOICE
-from envs.airport_scramble.render import render_ansi, render_rgb
-from envs.airport_scramble.rules import AirportScrambleRules
-from envs.airport_scramble.single import SingleGame
-from envs.airport_scramble.state import State
-from envs.common.checks import (
+from aerodeck.envs.airport_scramble.core import AirportScrambleCore
+from aerodeck.envs.airport_scramble.position import LINE_CHOICE
+from aerodeck.envs.airport_scramble.render import render_ansi, render_rgb
+from aerodeck.envs.airport_scramble.rules import AirportScrambleRules
+from aerodeck.envs.airport_scramble.single import SingleGame
+from aerodeck.envs.airport_scramble.state import State
+from aerodeck.envs.common.checks import (
     ILLEGAL_REWARD, ON_ILLEGAL, check_action, check_choice, check_seed, illegal_policy, rules_with_options,
 )
 
@@ -63,9 +63,9 @@ class AirportScrambleEnv(gym.Env):
 
     An action that is not an integer in ``0..n_actions-1`` (a numpy integer or a shape-(1,) integer
     array counts as one) raises ``ValueError``; a well-formed but illegal one follows ``on_illegal``
-    (``envs.common.checks.ON_ILLEGAL``). ``self.core`` is a batched core for these rules and
+    (``aerodeck.envs.common.checks.ON_ILLEGAL``). ``self.core`` is a batched core for these rules and
     ``self._state`` the game now as a batch of one of it (built on demand; read by
-    ``envs.view_of_env`` for look-ahead agents).
+    ``aerodeck.envs.view_of_env`` for look-ahead agents).
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 2}

@@ -1,13 +1,13 @@
 """The Airport Scramble observation, legal mask, turn actions and deal, compiled: one game at a time.
 
 :func:`observe_rows` writes what ``AirportScrambleCore.observe`` returns (the blocks of
-``envs.airport_scramble.observation.ObservationLayout``, AS-17), :func:`legal_rows` what
+``aerodeck.envs.airport_scramble.observation.ObservationLayout``, AS-17), :func:`legal_rows` what
 ``AirportScrambleCore.legal_mask`` returns (AS-8 … AS-11, AS-15), and :func:`step_turns` plays the
 turn actions of a step (AS-7 … AS-14, the draws included; :func:`draw_tickets` the ticket draw
 alone) and :func:`deal` sets up new games (AS-6), from the core's state and lookup tables (``tables.py``). They replaced numpy passes over the
 whole batch — a pass per observation block, per mask part and per stage of a step, most stages on a
 few games — and give the same values bit for bit (every float from the same tables or the same
-float32 division; the draws from ``envs.common.kernels``, which is ``envs.common.rng``). The
+float32 division; the draws from ``aerodeck.envs.common.kernels``, which is ``aerodeck.envs.common.rng``). The
 differential tests against the reference engine hold them to the rules
 (``tests/airport_scramble/test_differential.py``). Compiled on first use and cached beside this file;
 no reference counting (``_nrt=False``: nothing is allocated), as ``envs/flight_tycoon/kernel.py``.
@@ -18,9 +18,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from envs.airport_scramble.position import LINE_CHOICE, TURN_ACTION
-from envs.airport_scramble.tables import ISOLATED, OCCUPIED
-from envs.common.kernels import draw_below, kth_bit, popcount, stream
+from aerodeck.envs.airport_scramble.position import LINE_CHOICE, TURN_ACTION
+from aerodeck.envs.airport_scramble.tables import ISOLATED, OCCUPIED
+from aerodeck.envs.common.kernels import draw_below, kth_bit, popcount, stream
 
 #: Neighbour bits below the flags: an empty cell next to a card (one that is neither occupied nor isolated).
 _OPEN_BELOW = int(ISOLATED)

@@ -2,7 +2,7 @@
 
 :data:`CATALOGUE` lists the metrics (definition, unit, the rules each reads; ``docs/metrics.md`` is
 their table) and :class:`Recorder` measures them as a step observer of the batched core (see
-``envs.common.metrics``). The recorder reads each step's outcome from the state after the step and
+``aerodeck.envs.common.metrics``). The recorder reads each step's outcome from the state after the step and
 the few fields it kept from before it (plane, points, die, ticket, phase, redraw flag), so it costs a
 handful of array operations per step whatever the agent.
 """
@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.airport_scramble.actions import KINDS, STOP_EARLY
-from envs.airport_scramble.position import LINE_CHOICE
-from envs.airport_scramble.rules import DIE_SIDES, AirportScrambleRules
-from envs.common.metrics import Catalogue, Metric
+from aerodeck.envs.airport_scramble.actions import KINDS, STOP_EARLY
+from aerodeck.envs.airport_scramble.position import LINE_CHOICE
+from aerodeck.envs.airport_scramble.rules import DIE_SIDES, AirportScrambleRules
+from aerodeck.envs.common.metrics import Catalogue, Metric
 
 #: Score columns of the distribution: 0 … 9 tickets, then 10 or more.
 SCORE_COLUMNS = tuple(str(k) for k in range(10)) + ("10+",)
@@ -86,8 +86,8 @@ def metrics(rules: AirportScrambleRules | None = None) -> tuple[Metric, ...]:
 CATALOGUE = Catalogue(
     game="airport-scramble",
     metrics=metrics(),
-    metrics_for="envs.airport_scramble.metrics:metrics",
-    recorder="envs.airport_scramble.metrics:Recorder",
+    metrics_for="aerodeck.envs.airport_scramble.metrics:metrics",
+    recorder="aerodeck.envs.airport_scramble.metrics:Recorder",
     default_agents=("heuristic", "random"),
     deal_options=("edition", "grid_size", "face_up", "n_colors", "plain_per_color", "hubs", "n_tickets",
                   "ticket_turns", "deck_seed"),

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.airport_scramble.rules import DIE_SIDES, AirportScrambleRules
-from envs.common.layout import Block, stack_blocks
+from aerodeck.envs.airport_scramble.rules import DIE_SIDES, AirportScrambleRules
+from aerodeck.envs.common.layout import Block, stack_blocks
 
 
 class ObservationLayout:

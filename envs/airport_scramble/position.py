@@ -10,8 +10,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 
-from envs.airport_scramble.rules import AirportScrambleRules
-from envs.common import rng
+from aerodeck.envs.airport_scramble.rules import AirportScrambleRules
+from aerodeck.envs.common import rng
 
 TURN_ACTION, LINE_CHOICE = 0, 1  # AS-18: the two kinds of decision (the game's phase)
 

@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.airport_scramble.actions import (
+from aerodeck.envs.airport_scramble.actions import (
     FLY, PLAY, REMOVE_LINE, REPLACE, STEPS, ActionLayout, choosable_lines, explain_illegal, fly_cost,
     lines, misfit, on_frontier, reach, replace_blocked,
 )
-from envs.airport_scramble.observation import ObservationLayout, scaled
-from envs.airport_scramble.position import LINE_CHOICE, TURN_ACTION, Position
-from envs.airport_scramble.rules import AirportScrambleRules
-from envs.common import rng
-from envs.common.checks import IllegalActionError, check_seed
+from aerodeck.envs.airport_scramble.observation import ObservationLayout, scaled
+from aerodeck.envs.airport_scramble.position import LINE_CHOICE, TURN_ACTION, Position
+from aerodeck.envs.airport_scramble.rules import AirportScrambleRules
+from aerodeck.envs.common import rng
+from aerodeck.envs.common.checks import IllegalActionError, check_seed
 
 
 class ReferenceGame:

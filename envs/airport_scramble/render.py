@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.airport_scramble.position import LINE_CHOICE, Position
-from envs.airport_scramble.rules import COLOR_LETTERS, COLOR_NAMES, AirportScrambleRules
+from aerodeck.envs.airport_scramble.position import LINE_CHOICE, Position
+from aerodeck.envs.airport_scramble.rules import COLOR_LETTERS, COLOR_NAMES, AirportScrambleRules
 
 #: Screen colours of the route colours (AS-1), in COLOR_NAMES order.
 PALETTE = ("#2f6fd0", "#e26fb5", "#8a4fc0", "#2e9e4a", "#ef8a1f", "#1fb5b5")

@@ -10,8 +10,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 
-from envs.common import rng
-from envs.common.options import RuleOptions, choice, flag, integer, integers, option
+from aerodeck.envs.common import rng
+from aerodeck.envs.common.options import RuleOptions, choice, flag, integer, integers, option
 
 #: AS-1 colour names (the first four are the standard edition's); generated editions may use six.
 COLOR_NAMES = ("blue", "pink", "purple", "green", "orange", "teal")

@@ -3,7 +3,7 @@
 Same-step autoreset as SB3 expects: an ended game's last observation is in
 ``infos[i]["terminal_observation"]``, its ``score`` and ``outcome`` (and ``illegal_action``) beside
 it, and SB3's ``Monitor`` episode record in ``infos[i]["episode"]`` (``r``, ``l``, ``t``; from
-``envs.common.sb3.BatchedVecEnv``). Masks reach sb3-contrib's MaskablePPO through
+``aerodeck.envs.common.sb3.BatchedVecEnv``). Masks reach sb3-contrib's MaskablePPO through
 ``env_method("action_masks")`` (one row per env), unchanged::
 
     from sb3_contrib import MaskablePPO
@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from envs.airport_scramble.rules import AirportScrambleRules
-from envs.airport_scramble.vector import batch_games
-from envs.common.sb3 import BatchedVecEnv
+from aerodeck.envs.airport_scramble.rules import AirportScrambleRules
+from aerodeck.envs.airport_scramble.vector import batch_games
+from aerodeck.envs.common.sb3 import BatchedVecEnv
 
 
 class AirportScrambleSB3VecEnv(BatchedVecEnv):

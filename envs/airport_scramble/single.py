@@ -15,10 +15,10 @@ import functools
 
 import numpy as np
 
-from envs.airport_scramble.position import LINE_CHOICE
-from envs.airport_scramble.reference import ReferenceGame
-from envs.airport_scramble.rules import AirportScrambleRules
-from envs.airport_scramble.tables import tables
+from aerodeck.envs.airport_scramble.position import LINE_CHOICE
+from aerodeck.envs.airport_scramble.reference import ReferenceGame
+from aerodeck.envs.airport_scramble.rules import AirportScrambleRules
+from aerodeck.envs.airport_scramble.tables import tables
 
 
 class Plan:

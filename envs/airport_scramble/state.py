@@ -6,7 +6,7 @@ import dataclasses
 
 import numpy as np
 
-from envs.common.batch import BatchedState
+from aerodeck.envs.common.batch import BatchedState
 
 
 @dataclasses.dataclass

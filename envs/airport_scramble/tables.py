@@ -12,9 +12,9 @@ import functools
 
 import numpy as np
 
-from envs.airport_scramble.actions import STEPS, ActionLayout
-from envs.airport_scramble.observation import ObservationLayout
-from envs.airport_scramble.rules import AirportScrambleRules
+from aerodeck.envs.airport_scramble.actions import STEPS, ActionLayout
+from aerodeck.envs.airport_scramble.observation import ObservationLayout
+from aerodeck.envs.airport_scramble.rules import AirportScrambleRules
 
 #: Neighbour-bits flag of an occupied cell (the top bit of ``nb``).
 OCCUPIED = np.uint16(1 << 15)

@@ -24,10 +24,10 @@ import numpy as np
 from rich.console import Group
 from rich.text import Text
 
-from envs.airport_scramble.actions import DIRECTIONS, FLY, PLAY, REMOVE_LINE, REPLACE, STEPS, fly_cost, lines, reach
-from envs.airport_scramble.position import LINE_CHOICE
-from envs.airport_scramble.render import PALETTE, render_rgb
-from envs.airport_scramble.rules import COLOR_LETTERS, COLOR_NAMES
+from aerodeck.envs.airport_scramble.actions import DIRECTIONS, FLY, PLAY, REMOVE_LINE, REPLACE, STEPS, fly_cost, lines, reach
+from aerodeck.envs.airport_scramble.position import LINE_CHOICE
+from aerodeck.envs.airport_scramble.render import PALETTE, render_rgb
+from aerodeck.envs.airport_scramble.rules import COLOR_LETTERS, COLOR_NAMES
 
 #: The typed moves (shown by ``help``).
 HELP = __doc__.split("::", 1)[1].strip("\n")

@@ -6,7 +6,7 @@ step returns the first observation of the next game in its row, the last observa
 game in ``info["final_obs"]`` (Gymnasium) / ``info["terminal_observation"]`` (SB3), and the new
 game's legal mask. New games get seeds from the env's own generator (seeded by ``reset(seed=...)``).
 Episode returns and lengths are left to the wrappers that record them (Gymnasium's
-``RecordEpisodeStatistics``; SB3's ``Monitor`` convention in ``envs.common.sb3.BatchedVecEnv``).
+``RecordEpisodeStatistics``; SB3's ``Monitor`` convention in ``aerodeck.envs.common.sb3.BatchedVecEnv``).
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from envs.airport_scramble.core import AirportScrambleCore
-from envs.airport_scramble.env import RENDER_MODES, illegal_message, make_rules
-from envs.airport_scramble.render import render_ansi, render_rgb
-from envs.airport_scramble.rules import AirportScrambleRules
-from envs.common.checks import (
+from aerodeck.envs.airport_scramble.core import AirportScrambleCore
+from aerodeck.envs.airport_scramble.env import RENDER_MODES, illegal_message, make_rules
+from aerodeck.envs.airport_scramble.render import render_ansi, render_rgb
+from aerodeck.envs.airport_scramble.rules import AirportScrambleRules
+from aerodeck.envs.common.checks import (
     ILLEGAL_REWARD, MAX_SEED, ON_ILLEGAL, check_actions, check_choice, check_seed, check_seeds, illegal_policy,
 )
 

@@ -1,14 +1,14 @@
-"""The look-ahead view of Airport Scramble games (``envs.common.core.View``): public state, and
+"""The look-ahead view of Airport Scramble games (``aerodeck.envs.common.core.View``): public state, and
 determinizations with fresh randomness.
 
 AS-17: the order of the two decks is the only hidden information, so the view is the solo games' view
-(:class:`envs.common.solo_view.SoloView`): ``public(name)`` reads any state field but the random stream,
+(:class:`aerodeck.envs.common.solo_view.SoloView`): ``public(name)`` reads any state field but the random stream,
 ``determinize`` gives copies whose future draws are fresh.
 """
 
 from __future__ import annotations
 
-from envs.common.solo_view import SoloView
+from aerodeck.envs.common.solo_view import SoloView
 
 
 class AirportScrambleView(SoloView):

@@ -6,7 +6,7 @@ import dataclasses
 
 import numpy as np
 
-from envs.common.bits import BYTE_SUM, bytes_at_most
+from aerodeck.envs.common.bits import BYTE_SUM, bytes_at_most
 
 _FF, _U8, _U56 = np.uint64(0xFF), np.uint64(8), np.uint64(56)
 

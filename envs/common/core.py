@@ -1,7 +1,7 @@
 """The contracts every game satisfies: the batched ``Core``, its two layouts and the look-ahead ``View``.
 
 A game's ``core.py`` holds one class satisfying :class:`Core`; ``tests/test_contract.py`` checks it
-for every game in the registry (``envs.games()``). ``B`` is the number of games in a batch, ``A``
+for every game in the registry (``aerodeck.envs.games()``). ``B`` is the number of games in a batch, ``A``
 the number of actions (``core.n_actions``), ``O`` the observation size (``core.obs_size``), ``n``
 the number of seats (``core.n_players``; 1 for a solo game).
 
@@ -24,7 +24,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from envs.common.layout import Block
+from aerodeck.envs.common.layout import Block
 
 
 @runtime_checkable
@@ -54,7 +54,7 @@ class ObservationLayout(Protocol):
 
 @runtime_checkable
 class State(Protocol):
-    """B games as arrays whose leading axis is the game (``envs.common.batch.BatchedState``)."""
+    """B games as arrays whose leading axis is the game (``aerodeck.envs.common.batch.BatchedState``)."""
 
     #: ``bool (B,)``: the game is over.
     done: np.ndarray

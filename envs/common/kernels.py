@@ -1,5 +1,5 @@
 """Compiled (numba) helpers shared by the games' kernels (``envs/<game>/kernel.py``): the counter-based
-stream of ``envs.common.rng`` and set-as-bits arithmetic, one value at a time.
+stream of ``aerodeck.envs.common.rng`` and set-as-bits arithmetic, one value at a time.
 
 Each computes what its numpy counterpart computes (``rng.stream_array``, ``rng.draw_below_array``,
 ``bits.set_size``, ``bits.kth_bit``), so a kernel's draws are the reference engine's draws. All are
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from envs.common import rng
+from aerodeck.envs.common import rng
 
 _M1, _M2, _GAMMA = np.uint64(rng._M1), np.uint64(rng._M2), np.uint64(rng.GAMMA)  # splitmix64's, as rng.mix
 #: ``int64 (256,)``: the bits set in each byte.

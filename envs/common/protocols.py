@@ -1,7 +1,7 @@
-"""The contracts of a game's entry points beyond the core and the view (those are in ``envs.common.core``).
+"""The contracts of a game's entry points beyond the core and the view (those are in ``aerodeck.envs.common.core``).
 
 A :class:`~envs.registry.GameSpec` names one object per role; ``tests/test_contract.py`` checks each of
-them for every registered game. Shapes as in ``envs.common.core``: ``B`` games in a batch, ``A``
+them for every registered game. Shapes as in ``aerodeck.envs.common.core``: ``B`` games in a batch, ``A``
 actions (``core.n_actions``), ``O`` the observation size (``core.obs_size``), ``n`` seats
 (``core.n_players``), ``N`` the envs of a vectorised env (``num_envs``), ``G`` the games a recorder
 measures.
@@ -13,7 +13,7 @@ GameSpec field         contract
 ``sb3``                :class:`SB3VecEnv`
 ``text``               :class:`TextModule`
 ``render_modes``       the env's ``render()``: :data:`RENDER_RETURNS`
-``metrics``            ``envs.common.metrics.Catalogue`` whose recorder is a :class:`MetricRecorder`
+``metrics``            ``aerodeck.envs.common.metrics.Catalogue`` whose recorder is a :class:`MetricRecorder`
 ``summary``            :class:`Summary`
 ``agents``             classes whose instances are :class:`Policy`
 =====================  ===========================================================================
@@ -39,7 +39,7 @@ class SingleGameEnv(Protocol):
     ``gymnasium.utils.env_checker.check_env``. ``reset(seed=s)`` plays the game ``core.init([s])``
     plays; a non-integer action raises ``ValueError``; an illegal one ends the episode with a
     negative reward (``on_illegal="terminate"``) or raises ``IllegalActionError`` (``"raise"``).
-    ``core`` is the batched core (B = 1) and ``_state`` its state, for ``envs.view_of_env``."""
+    ``core`` is the batched core (B = 1) and ``_state`` its state, for ``aerodeck.envs.view_of_env``."""
 
     core: Any
     observation_space: Any
@@ -66,7 +66,7 @@ class SingleGameEnv(Protocol):
 @runtime_checkable
 class SB3VecEnv(Protocol):
     """``N`` games over the batched core as a stable-baselines3 ``VecEnv`` for one learner
-    (``envs.common.sb3.BatchedVecEnv`` does the protocol; a game supplies ``_reset``/``_step``/``_masks``).
+    (``aerodeck.envs.common.sb3.BatchedVecEnv`` does the protocol; a game supplies ``_reset``/``_step``/``_masks``).
 
     Built as ``VecEnv(num_envs=N, rules=None, seed=None, **kwargs)``. ``reset()`` gives observations
     ``float32 (N, O)``; ``step(actions int (N,))`` gives ``(observations float32 (N, O), rewards
@@ -137,7 +137,7 @@ class TextModule(Protocol):
 
 @runtime_checkable
 class MetricRecorder(Protocol):
-    """Measures a game's metrics (``envs.common.metrics``) over ``G`` games as they are played.
+    """Measures a game's metrics (``aerodeck.envs.common.metrics``) over ``G`` games as they are played.
 
     Built by ``Catalogue.make_recorder(core, G, lineups=None, focus=0)``; ``games``: ``int (B,)``, the
     recorder's game index of each row of ``state``."""
@@ -167,9 +167,9 @@ class Summary(Protocol):
 
 @runtime_checkable
 class Policy(Protocol):
-    """An agent (``agents.base.Agent``): ``act(observations float32 (B, O), masks bool (B, A), view=None)
+    """An agent (``aerodeck.agents.base.Agent``): ``act(observations float32 (B, O), masks bool (B, A), view=None)
     -> int64 (B,)``, each action legal in its row; ``needs_view`` agents read a look-ahead
-    ``envs.common.core.View`` of the same B games."""
+    ``aerodeck.envs.common.core.View`` of the same B games."""
 
     needs_view: bool
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.common.checks import check_seed
+from aerodeck.envs.common.checks import check_seed
 
 MASK64 = (1 << 64) - 1
 GAMMA = 0x9E3779B97F4A7C15
@@ -80,7 +80,7 @@ def draw_below_array(values: np.ndarray, n) -> np.ndarray:
 def game_seeds(seed: int, n_games: int, start: int = 0) -> np.ndarray:
     """The seeds of games ``start .. start+n_games-1`` of a run seeded ``seed``: ``uint64 (n_games,)``.
 
-    ``seed``: an integer in ``[0, 2**64)`` (:func:`envs.common.checks.check_seed`); every game seed
+    ``seed``: an integer in ``[0, 2**64)`` (:func:`aerodeck.envs.common.checks.check_seed`); every game seed
     lies in the same range. Game i's seed depends only on (seed, i), so every agent of a benchmark
     meets the same deals (common random numbers), a run is reproduced exactly by its seed, and games
     can be played in chunks (``start``) with the same seeds as all at once.

@@ -1,5 +1,5 @@
 """The look-ahead view of a solo game whose only hidden information is the order of its decks
-(``envs.common.core.View``): the table is public, and a game's future draws are fixed by its random
+(``aerodeck.envs.common.core.View``): the table is public, and a game's future draws are fixed by its random
 stream, so a look-ahead agent never steps the real state — it gets copies whose streams are replaced by
 seeds of its own (``determinize``), where every future draw is a fresh uniform draw from the cards that
 are really left: the same distribution the player faces.
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.common.checks import check_seeds
+from aerodeck.envs.common.checks import check_seeds
 
 
 class SoloView:

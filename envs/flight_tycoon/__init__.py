@@ -2,6 +2,6 @@
 
 Import what you need from its modules: ``rules`` (``FlightTycoonRules`` and the components),
 ``core`` (``FlightTycoonCore``, the batched engine), ``env`` (the PettingZoo AEC env; also
-``envs.flight_tycoon_v0``), ``learner`` (the batched learner view), ``view`` (the look-ahead view),
+``aerodeck.envs.flight_tycoon_v0``), ``learner`` (the batched learner view), ``view`` (the look-ahead view),
 ``sb3`` (the Stable-Baselines3 ``VecEnv``). Importing the package itself loads nothing.
 """

@@ -2,12 +2,12 @@
 
 Actions 0–47 name a card (the tower to lay aside, the card to give or to discard: FT-6, FT-9,
 FT-10); action ``48 + (t − 1)·24 + q`` requests square q from the player t seats clockwise
-(FT-8). :class:`ActionLayout` is the core's ``actions`` attribute (``envs.common.core.ActionLayout``).
+(FT-8). :class:`ActionLayout` is the core's ``actions`` attribute (``aerodeck.envs.common.core.ActionLayout``).
 """
 
 from __future__ import annotations
 
-from envs.flight_tycoon.rules import (
+from aerodeck.envs.flight_tycoon.rules import (
     DISCARD, GIVE, N_CARDS, N_SQUARES, OVER, PHASE_NAMES, REQUEST, SQUARE_NAMES, TOWER, FlightTycoonRules, card_name,
 )
 

@@ -1,6 +1,6 @@
 """The batched Flight Tycoon engine: B games as arrays, no Python loop over games in the hot path.
 
-``FlightTycoonCore`` satisfies ``envs.common.core.Core`` (the contract every game's core meets;
+``FlightTycoonCore`` satisfies ``aerodeck.envs.common.core.Core`` (the contract every game's core meets;
 ``tests/test_contract.py``). Behaviour is that of ``reference.py`` game by game, bit for bit (same
 random streams, same observations): the differential tests hold the two together.
 
@@ -17,20 +17,20 @@ import dataclasses
 
 import numpy as np
 
-from envs.common.batch import flat, restore_state, save_state
-from envs.common.bits import BELOW, popcount, unpack_bits, unpack_words
-from envs.common.checks import check_seeds, refuse_illegal, step_actions
-from envs.common.rng import draw_below_array, game_keys, stream_array
-from envs.flight_tycoon.actions import ActionLayout, illegal_reason
-from envs.flight_tycoon.knowledge import sample_hidden
-from envs.flight_tycoon.observation import CARD_SCALE, ObservationLayout, inverse
-from envs.flight_tycoon.position import Position
-from envs.flight_tycoon.rules import (
+from aerodeck.envs.common.batch import flat, restore_state, save_state
+from aerodeck.envs.common.bits import BELOW, popcount, unpack_bits, unpack_words
+from aerodeck.envs.common.checks import check_seeds, refuse_illegal, step_actions
+from aerodeck.envs.common.rng import draw_below_array, game_keys, stream_array
+from aerodeck.envs.flight_tycoon.actions import ActionLayout, illegal_reason
+from aerodeck.envs.flight_tycoon.knowledge import sample_hidden
+from aerodeck.envs.flight_tycoon.observation import CARD_SCALE, ObservationLayout, inverse
+from aerodeck.envs.flight_tycoon.position import Position
+from aerodeck.envs.flight_tycoon.rules import (
     ALL_CARDS, CARD_BITS, DISCARD, GIVE, MONTH_BITS, N_CARDS, N_MONTHS, N_SQUARES, OVER, REQUEST,
     SQUARE_BITS, TOWER, TOWER_MEETS, FlightTycoonRules, landing_vp_table,
 )
-from envs.flight_tycoon.kernel import MONTHS_BELOW, begin_turns, observe_rows, step_games
-from envs.flight_tycoon.state import State
+from aerodeck.envs.flight_tycoon.kernel import MONTHS_BELOW, begin_turns, observe_rows, step_games
+from aerodeck.envs.flight_tycoon.state import State
 
 _MONTH_BIT = (1 << np.arange(N_MONTHS)).astype(np.uint16)
 #: (slot + 1)/48 and count/48 as scaled in the observation, index = value (0 → 0.0).
@@ -43,7 +43,7 @@ def standing(vp: np.ndarray, hand: np.ndarray) -> np.ndarray:
 
 
 class FlightTycoonCore:
-    """The batched engine for one rules object (``envs.common.core.Core``).
+    """The batched engine for one rules object (``aerodeck.envs.common.core.Core``).
 
     ``n_actions`` = 48 + 24·(n−1) (FT-17, ``actions``), ``obs_size`` = 65·n + 158 (``observation``).
     With ``check_actions`` (default) ``step`` refuses malformed actions with a ``ValueError`` and

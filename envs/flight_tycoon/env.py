@@ -18,7 +18,7 @@ The game runs on :class:`~envs.flight_tycoon.single.SingleGame` (the reference e
 with a fast observation; several times faster than a batch of one on the core, and the same game
 step by step: ``tests/flight_tycoon/test_env.py``). ``self.core`` is the batched core for these rules
 and ``self._state`` the game now as its batch of one (built on demand, private: it holds every hand
-and the deck; read by ``envs.view_of_env``); ``state()`` raises ``NotImplementedError`` as in
+and the deck; read by ``aerodeck.envs.view_of_env``); ``state()`` raises ``NotImplementedError`` as in
 PettingZoo's classic envs. ``copy.deepcopy`` and ``pickle`` copy the game in progress: a copy continues exactly
 as the original would (its random stream for later resets included).
 """
@@ -31,13 +31,13 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from envs.common.checks import (
+from aerodeck.envs.common.checks import (
     ILLEGAL_REWARD, ON_ILLEGAL, check_action, check_choice, check_seed, illegal_policy, rules_with_options,
 )
-from envs.flight_tycoon.core import FlightTycoonCore
-from envs.flight_tycoon.render import check_viewer, render_image, render_text
-from envs.flight_tycoon.rules import FlightTycoonRules
-from envs.flight_tycoon.single import SingleGame
+from aerodeck.envs.flight_tycoon.core import FlightTycoonCore
+from aerodeck.envs.flight_tycoon.render import check_viewer, render_image, render_text
+from aerodeck.envs.flight_tycoon.rules import FlightTycoonRules
+from aerodeck.envs.flight_tycoon.single import SingleGame
 
 
 def env(**kwargs) -> AECEnv:

@@ -1,7 +1,7 @@
 """The Flight Tycoon observation and step, compiled: one game at a time.
 
 :func:`observe_rows` writes what ``FlightTycoonCore.observe`` returns — the blocks of
-``envs.flight_tycoon.observation.ObservationLayout`` (FT-13, FT-14) — for each listed game and observer
+``aerodeck.envs.flight_tycoon.observation.ObservationLayout`` (FT-13, FT-14) — for each listed game and observer
 seat. It is the numpy version it replaced, row by row, with the same float32 values (every count
 scaled by the same float32 factors), so the differential tests against the reference engine hold it
 to the rules (``tests/flight_tycoon/test_differential.py``). Written with numba: a numpy pass per
@@ -15,7 +15,7 @@ both, a step of the same 4,096 games took 0.38 ms instead of 2.5 ms (a scratch t
 by game: the numpy step it replaced ran a pass over the batch for each stage (towers, requests,
 gives, landings, collisions, discards, draws, turn ends), most of them on a few games; the same
 differential tests hold it to the reference engine, random streams included
-(``envs.common.kernels``).
+(``aerodeck.envs.common.kernels``).
 """
 
 from __future__ import annotations
@@ -23,13 +23,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from envs.common.bits import BELOW
-from envs.common.kernels import draw_below, kth_bit, popcount, stream
-from envs.flight_tycoon.rules import (
+from aerodeck.envs.common.bits import BELOW
+from aerodeck.envs.common.kernels import draw_below, kth_bit, popcount, stream
+from aerodeck.envs.flight_tycoon.rules import (
     CARD_BITS, COLLIDED, DISCARD, GIVE, LANDED, MONTH_BITS, N_CARDS, N_MONTHS, N_SQUARES, OVER, PASSED, PENDING,
     REQUEST, SQUARE_BITS, TOWER, TOWER_MEETS,
 )
-from envs.flight_tycoon.state import (
+from aerodeck.envs.flight_tycoon.state import (
     REC_ACTIVE, REC_DISCARD, REC_DRAW, REC_GIVE, REC_LAND, REC_OUTCOME, REC_SQUARE, REC_TARGET,
 )
 

@@ -42,11 +42,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.common.bits import BELOW, BIT, kth_bit, pack_bits, unpack_bits
-from envs.common.checks import check_seeds
-from envs.common.rng import draw_below_array, game_keys, mix_array, stream_array
-from envs.flight_tycoon.rules import ALL_CARDS, DISCARD, GIVE, MONTH_BITS, N_CARDS, N_MONTHS, TOWER
-from envs.flight_tycoon.state import State
+from aerodeck.envs.common.bits import BELOW, BIT, kth_bit, pack_bits, unpack_bits
+from aerodeck.envs.common.checks import check_seeds
+from aerodeck.envs.common.rng import draw_below_array, game_keys, mix_array, stream_array
+from aerodeck.envs.flight_tycoon.rules import ALL_CARDS, DISCARD, GIVE, MONTH_BITS, N_CARDS, N_MONTHS, TOWER
+from aerodeck.envs.flight_tycoon.state import State
 
 _BIG = np.int32(1 << 20)
 _SAMPLER_SALT = np.uint64(0x5EED5A3B1E5F00D5)

@@ -5,14 +5,14 @@
 every game waits for the learner again or is over; finished games restart at once (same-step
 autoreset, the finished game's last observation in ``infos[i]["terminal_observation"]``).
 Observations are the learner's (seats relative to it), so one policy fits every seat.
-``envs.flight_tycoon.sb3.FlightTycoonSB3VecEnv`` wraps this as a Stable-Baselines3 ``VecEnv``.
+``aerodeck.envs.flight_tycoon.sb3.FlightTycoonSB3VecEnv`` wraps this as a Stable-Baselines3 ``VecEnv``.
 
 An opponent is a plain callable ``(observations float32 (k, O), masks bool (k, A), view) -> int64
 (k,)`` deciding for k games at once (an agent's bound ``act`` method qualifies); ``view`` is the
 :class:`~envs.flight_tycoon.view.FlightTycoonView` of those games for look-ahead opponents. The default
 opponent plays uniformly at random among the legal actions (:func:`random_opponent`).
 
-A pool of opponents (a self-play league, ``train.league``) passes ``opponents`` as a list of callables
+A pool of opponents (a self-play league, ``aerodeck.train.league``) passes ``opponents`` as a list of callables
 and ``assign``: for each game dealt, the index of the one opponent playing all its other seats. The
 seats of the whole batch that one opponent plays still act in one call of that opponent.
 """
@@ -23,12 +23,12 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from envs.common.batch import sample_legal
-from envs.common.checks import check_seed
-from envs.flight_tycoon.core import FlightTycoonCore
-from envs.flight_tycoon.rules import FlightTycoonRules
-from envs.flight_tycoon.state import State
-from envs.flight_tycoon.view import FlightTycoonView
+from aerodeck.envs.common.batch import sample_legal
+from aerodeck.envs.common.checks import check_seed
+from aerodeck.envs.flight_tycoon.core import FlightTycoonCore
+from aerodeck.envs.flight_tycoon.rules import FlightTycoonRules
+from aerodeck.envs.flight_tycoon.state import State
+from aerodeck.envs.flight_tycoon.view import FlightTycoonView
 
 LEARNER_SEATS = ("rotate", "random")
 

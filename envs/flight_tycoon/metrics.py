@@ -2,7 +2,7 @@
 
 :data:`CATALOGUE` lists the metrics (definition, unit, the rules each reads; ``docs/metrics.md`` is
 their table) and :class:`Recorder` measures them as a step observer of the batched core (see
-``envs.common.metrics``), from the state after each step and the few fields it kept from before it
+``aerodeck.envs.common.metrics``), from the state after each step and the few fields it kept from before it
 (phase, hands, discards, VP, stock).
 
 Readings: a game's *turns* are its requests (FT-8; a turn passed for want of a target is not
@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.common.bits import popcount
-from envs.common.metrics import Catalogue, Metric
-from envs.flight_tycoon.rules import CARD_BITS, DISCARD, GIVE, MONTH_BITS, N_SQUARES, N_SUITS, OVER, REQUEST, SQUARE_NAMES
+from aerodeck.envs.common.bits import popcount
+from aerodeck.envs.common.metrics import Catalogue, Metric
+from aerodeck.envs.flight_tycoon.rules import CARD_BITS, DISCARD, GIVE, MONTH_BITS, N_SQUARES, N_SUITS, OVER, REQUEST, SQUARE_NAMES
 
 #: Columns of the end cause (FT-12); a game may end with both the stock and the deck empty.
 END_CAUSES = ("stock", "deck", "no_real_cards")
@@ -69,7 +69,7 @@ def metrics(rules=None) -> tuple[Metric, ...]:
 CATALOGUE = Catalogue(
     game="flight-tycoon",
     metrics=metrics(),
-    recorder="envs.flight_tycoon.metrics:Recorder",
+    recorder="aerodeck.envs.flight_tycoon.metrics:Recorder",
     default_agents=("heuristic", "random"),
     deal_options=("n_players", "hand_size"),
     skill_gap="skill_gap",

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.common.layout import Block, blocks_table, stack_blocks
-from envs.flight_tycoon.rules import N_CARDS, N_MONTHS, N_SQUARES, FlightTycoonRules
+from aerodeck.envs.common.layout import Block, blocks_table, stack_blocks
+from aerodeck.envs.flight_tycoon.rules import N_CARDS, N_MONTHS, N_SQUARES, FlightTycoonRules
 
 #: Divisor of hand sizes, deck size and slots ((slot + 1) / 48; 0 = none).
 CARD_SCALE = 48
@@ -25,7 +25,7 @@ def inverse(scale: int) -> np.float32:
 
 class ObservationLayout:
     """The blocks of the observation for ``n`` players (``size`` = 65·n + 158: 353, 418, 483): the
-    core's ``observation`` attribute (``envs.common.core.ObservationLayout``)."""
+    core's ``observation`` attribute (``aerodeck.envs.common.core.ObservationLayout``)."""
 
     def __init__(self, rules: FlightTycoonRules) -> None:
         n = rules.n_players

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from envs.flight_tycoon.rules import N_CARDS, N_SQUARES, FlightTycoonRules, month_of
+from aerodeck.envs.flight_tycoon.rules import N_CARDS, N_SQUARES, FlightTycoonRules, month_of
 
 
 @dataclasses.dataclass

@@ -14,12 +14,12 @@ import dataclasses
 
 import numpy as np
 
-from envs.common.checks import IllegalActionError, check_seed
-from envs.common.rng import draw_below, game_key, stream
-from envs.flight_tycoon.actions import illegal_reason, n_actions, request_action
-from envs.flight_tycoon.observation import CARD_SCALE, ObservationLayout, inverse
-from envs.flight_tycoon.position import Position
-from envs.flight_tycoon.rules import (
+from aerodeck.envs.common.checks import IllegalActionError, check_seed
+from aerodeck.envs.common.rng import draw_below, game_key, stream
+from aerodeck.envs.flight_tycoon.actions import illegal_reason, n_actions, request_action
+from aerodeck.envs.flight_tycoon.observation import CARD_SCALE, ObservationLayout, inverse
+from aerodeck.envs.flight_tycoon.position import Position
+from aerodeck.envs.flight_tycoon.rules import (
     COLLIDED, DISCARD, GIVE, LANDED, N_CARDS, N_SQUARES, OVER, PASSED, PENDING, REQUEST, SQUARE_KIND, SQUARE_MONTHS,
     TOWER, FlightTycoonRules, card_key, month_of, square_accepts, tower_key,
 )

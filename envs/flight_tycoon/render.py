@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.common.bits import unpack_bits
-from envs.flight_tycoon.rules import (
+from aerodeck.envs.common.bits import unpack_bits
+from aerodeck.envs.flight_tycoon.rules import (
     N_CARDS, N_SQUARES, OUTCOME_NAMES, OVER, PHASE_NAMES, SQUARE_KIND, SQUARE_NAMES, TOWER, card_key, card_name,
     tower_key,
 )
-from envs.flight_tycoon.state import REC_ACTIVE, REC_OUTCOME, REC_SQUARE, REC_TARGET, State
+from aerodeck.envs.flight_tycoon.state import REC_ACTIVE, REC_OUTCOME, REC_SQUARE, REC_TARGET, State
 
 VIEWERS = ("public", "all")
 _SHORT_SQUARES = tuple(f"M{m}" for m in range(1, 13)) + ("Spr", "Sum", "Aut", "Win", "H1", "H2", "Odd", "Even") + tuple(

@@ -5,7 +5,7 @@ Cards are ids 0–47 (FT-1: id = (month − 1)·4 + suit); inside the code month
 A hand is sorted by month, then suit, with a tower first within its month (FT-6). That order is the
 order of the *sort key* below: a real card's key is ``5·month + 1 + suit``, a tower's ``5·month``, so
 "slot" (a card's 0-based position in its holder's hand) is the number of items with a smaller key.
-Sets of cards are packed ``uint64`` words, bit c = card c (``envs.common.bits``); the packed tables
+Sets of cards are packed ``uint64`` words, bit c = card c (``aerodeck.envs.common.bits``); the packed tables
 below are built here once and shared by the engines, the sampler and the agents.
 """
 
@@ -15,8 +15,8 @@ import dataclasses
 
 import numpy as np
 
-from envs.common.bits import BIT, pack_bits
-from envs.common.options import RuleOptions, choice, flag, integer, integers, option
+from aerodeck.envs.common.bits import BIT, pack_bits
+from aerodeck.envs.common.options import RuleOptions, choice, flag, integer, integers, option
 
 N_CARDS = 48
 N_MONTHS = 12

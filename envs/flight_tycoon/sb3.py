@@ -2,7 +2,7 @@
 
 Needs the ``train`` extra (stable-baselines3, which imports torch). The SB3 plumbing — ``action_masks()``
 for sb3-contrib's MaskablePPO and the ``Monitor``-style ``infos[i]["episode"]`` of every ended game —
-is ``envs.common.sb3.BatchedVecEnv``'s; an ended game's info also holds the learner's ``rank`` and
+is ``aerodeck.envs.common.sb3.BatchedVecEnv``'s; an ended game's info also holds the learner's ``rank`` and
 ``win_share`` (see ``LearnerGames.step``)::
 
     from sb3_contrib import MaskablePPO
@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.common.checks import check_seed
-from envs.common.sb3 import BatchedVecEnv
-from envs.flight_tycoon.learner import LearnerGames
+from aerodeck.envs.common.checks import check_seed
+from aerodeck.envs.common.sb3 import BatchedVecEnv
+from aerodeck.envs.flight_tycoon.learner import LearnerGames
 
 
 class FlightTycoonSB3VecEnv(BatchedVecEnv):

@@ -4,7 +4,7 @@ A batch of one pays numpy's per-call overhead hundreds of times per decision; th
 steps one game in plain Python several times faster, but spends most of a decision in its plainly
 written observation. :class:`SingleGame` is the reference engine's game with the observation written
 from plain Python values in one array write, and :meth:`SingleGame.core_state` gives the game as the
-core's batch of one (for look-ahead agents: ``envs.view_of_env``).
+core's batch of one (for look-ahead agents: ``aerodeck.envs.view_of_env``).
 ``tests/flight_tycoon/test_env.py`` plays it against the batched core step by step (every seat's
 observation bit for bit, masks, rewards, states) over the differential tests' rule variants.
 """
@@ -16,12 +16,12 @@ import functools
 
 import numpy as np
 
-from envs.common.rng import game_key
-from envs.flight_tycoon.observation import CARD_SCALE, ObservationLayout, inverse
-from envs.flight_tycoon.reference import ReferenceGame
-from envs.flight_tycoon.actions import request_action
-from envs.flight_tycoon.rules import N_CARDS, N_MONTHS, N_SQUARES, N_SUITS, REQUEST, FlightTycoonRules, month_of
-from envs.flight_tycoon.state import State
+from aerodeck.envs.common.rng import game_key
+from aerodeck.envs.flight_tycoon.observation import CARD_SCALE, ObservationLayout, inverse
+from aerodeck.envs.flight_tycoon.reference import ReferenceGame
+from aerodeck.envs.flight_tycoon.actions import request_action
+from aerodeck.envs.flight_tycoon.rules import N_CARDS, N_MONTHS, N_SQUARES, N_SUITS, REQUEST, FlightTycoonRules, month_of
+from aerodeck.envs.flight_tycoon.state import State
 
 
 class Plan:

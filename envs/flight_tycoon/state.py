@@ -6,8 +6,8 @@ import dataclasses
 
 import numpy as np
 
-from envs.common.batch import BatchedState
-from envs.flight_tycoon.rules import N_SQUARES, TOWER
+from aerodeck.envs.common.batch import BatchedState
+from aerodeck.envs.flight_tycoon.rules import N_SQUARES, TOWER
 
 # Columns of ``State.record`` (the turn record, FT-13); -1 = none.
 REC_ACTIVE, REC_TARGET, REC_SQUARE, REC_OUTCOME, REC_GIVE, REC_LAND, REC_DISCARD, REC_DRAW = range(8)
@@ -17,7 +17,7 @@ REC_ACTIVE, REC_TARGET, REC_SQUARE, REC_OUTCOME, REC_GIVE, REC_LAND, REC_DISCARD
 class State(BatchedState):
     """B games of Flight Tycoon. Every field's leading axis is the game; ``n`` = players.
 
-    Sets of cards are packed ``uint64`` words, bit c = card c (``envs.common.bits``): ``hand`` (B, n)
+    Sets of cards are packed ``uint64`` words, bit c = card c (``aerodeck.envs.common.bits``): ``hand`` (B, n)
     the real cards of each seat, ``deck`` and ``discard`` (B,), ``known`` (B, n) the cards each seat can
     locate — its hand, cards it once held (given, received, drawn: all their later moves are at public
     slots, FT-13), the discards and the revealed laid cards. Towers by owner: ``laid`` int8 (B, n) the

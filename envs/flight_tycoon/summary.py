@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.flight_tycoon.rules import SQUARE_NAMES
+from aerodeck.envs.flight_tycoon.rules import SQUARE_NAMES
 
 
 def summary(core, state) -> dict:

@@ -27,10 +27,10 @@ import numpy as np
 from rich.console import Group
 from rich.text import Text
 
-from envs.flight_tycoon.actions import decode_action, request_action
-from envs.flight_tycoon.observation import CARD_SCALE
-from envs.flight_tycoon.render import _SHORT_SQUARES, render_image, render_text
-from envs.flight_tycoon.rules import (
+from aerodeck.envs.flight_tycoon.actions import decode_action, request_action
+from aerodeck.envs.flight_tycoon.observation import CARD_SCALE
+from aerodeck.envs.flight_tycoon.render import _SHORT_SQUARES, render_image, render_text
+from aerodeck.envs.flight_tycoon.rules import (
     AIRLINES, DISCARD, GIVE, LANDED, N_CARDS, N_MONTHS, N_SQUARES, PASSED, REQUEST, SQUARE_CARDS,
     SQUARE_NAMES, TOWER, card_key, card_name, landing_vp_table, month_of, tower_key,
 )

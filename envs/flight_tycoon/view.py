@@ -1,8 +1,8 @@
-"""The look-ahead view of Flight Tycoon (``envs.common.core.View``): what a search agent may see.
+"""The look-ahead view of Flight Tycoon (``aerodeck.envs.common.core.View``): what a search agent may see.
 
 A :class:`FlightTycoonView` shows each game through its deciding seat: the seat's observation, the legal
 actions and determinizations (``knowledge.sample_hidden``: full states the seat cannot tell from the
-real one, with fresh random streams) — never the real hidden cards. ``envs.view_of_env(aec)`` makes
+real one, with fresh random streams) — never the real hidden cards. ``aerodeck.envs.view_of_env(aec)`` makes
 one for the PettingZoo env; the batched learner view (``learner.py``) and the tournaments pass one to
 every opponent.
 """
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.common.checks import check_seeds
-from envs.flight_tycoon.knowledge import sample_hidden
-from envs.flight_tycoon.state import State
+from aerodeck.envs.common.checks import check_seeds
+from aerodeck.envs.flight_tycoon.knowledge import sample_hidden
+from aerodeck.envs.flight_tycoon.state import State
 
 
 class FlightTycoonView:

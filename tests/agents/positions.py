@@ -3,11 +3,11 @@ the batch (``test_agent_streams.py`` of each game's tests)."""
 
 import numpy as np
 
-import envs
-from agents import streams
-from agents.random import RandomAgent
-from agents.registry import make_agent
-from train.evaluate.loop import game_seeds
+from aerodeck import envs
+from aerodeck.agents import streams
+from aerodeck.agents.random import RandomAgent
+from aerodeck.agents.registry import make_agent
+from aerodeck.train.evaluate.loop import game_seeds
 
 
 def position(game: str, steps: int):

@@ -1,9 +1,9 @@
-"""Restricted play of a game, for the tests of ``agents.restricted`` (``test_restricted_play.py`` of
+"""Restricted play of a game, for the tests of ``aerodeck.agents.restricted`` (``test_restricted_play.py`` of
 each game's tests)."""
 
-import envs
-from agents.registry import make_agent
-from train.evaluate.loop import game_seeds, play_games
+from aerodeck import envs
+from aerodeck.agents.registry import make_agent
+from aerodeck.train.evaluate.loop import game_seeds, play_games
 
 
 def play(game: str, spec: str, games: int = 40):

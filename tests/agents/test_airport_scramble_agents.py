@@ -6,20 +6,20 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import envs
+from aerodeck import envs
 
-from agents.airport_scramble.heuristic import HeuristicAgent, Style
-from agents.airport_scramble.planning import Geometry, Table
-from agents.airport_scramble.search import SearchAgent
-from agents.random import RandomAgent
-from agents.registry import make_agent
-from envs.airport_scramble.core import AirportScrambleCore
-from envs.airport_scramble.position import LINE_CHOICE, make_position
-from envs.airport_scramble.rules import AirportScrambleRules
-from envs.airport_scramble.view import AirportScrambleView
-from envs.common.core import View
-from train.evaluate.loop import game_seeds, play_solo
-from train.evaluate.stats import against_value
+from aerodeck.agents.airport_scramble.heuristic import HeuristicAgent, Style
+from aerodeck.agents.airport_scramble.planning import Geometry, Table
+from aerodeck.agents.airport_scramble.search import SearchAgent
+from aerodeck.agents.random import RandomAgent
+from aerodeck.agents.registry import make_agent
+from aerodeck.envs.airport_scramble.core import AirportScrambleCore
+from aerodeck.envs.airport_scramble.position import LINE_CHOICE, make_position
+from aerodeck.envs.airport_scramble.rules import AirportScrambleRules
+from aerodeck.envs.airport_scramble.view import AirportScrambleView
+from aerodeck.envs.common.core import View
+from aerodeck.train.evaluate.loop import game_seeds, play_solo
+from aerodeck.train.evaluate.stats import against_value
 
 STANDARD = AirportScrambleRules()
 
@@ -328,7 +328,7 @@ def test_boolean_knobs_read_off_as_off():
 
 def test_agents_play_inside_the_gymnasium_env():
     gymnasium = pytest.importorskip("gymnasium")
-    import envs  # noqa: F401  (registers the ids)
+    from aerodeck import envs  # noqa: F401  (registers the ids)
 
     env = gymnasium.make("aerodeck/AirportScramble-v0")
     for agent in (HeuristicAgent(), SearchAgent(seed=2, rollouts=2, candidates=2, tickets=1)):
@@ -347,8 +347,8 @@ def test_the_search_agents_choices_do_not_depend_on_the_other_games_of_its_batch
     # A rollout that has ended keeps the value of the step it ended on, even while it stays in the batch
     # because fewer than a quarter of the rollouts have ended (found with these seeds: game 2 and 3 chose
     # otherwise alone than beside four other games).
-    from agents.registry import make_agent
-    from train.evaluate.loop import agent_seed, game_seeds, play_games
+    from aerodeck.agents.registry import make_agent
+    from aerodeck.train.evaluate.loop import agent_seed, game_seeds, play_games
 
     game = envs.spec("airport-scramble")
     core = game.make_core(check_actions=False)

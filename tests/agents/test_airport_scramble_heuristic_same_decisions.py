@@ -1,5 +1,5 @@
 """The compiled Airport Scramble heuristic (``agents/airport_scramble/kernel.py``) decides exactly as the
-numpy planner it replaced (issue 21), kept frozen in ``tests/agents/airport_scramble_heuristic_v1`` as the
+numpy planner it replaced kept frozen in ``benchmarks/airport_scramble_heuristic_v1`` as the
 oracle: games played on the batched core over many rule variants and the agent's knobs, every score of
 every action of every decision compared (the search agent ranks candidates by them and the ppo prior
 reads them), the chosen actions compared, and random tables (disconnected networks, a plane on an empty
@@ -7,15 +7,19 @@ cell, random masks) the rules never deal compared as well."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
-from agents.airport_scramble.heuristic import HeuristicAgent
-from agents.airport_scramble.planning import Table
-from envs import make_core
-from envs.airport_scramble.rules import AirportScrambleRules
-from tests.agents.airport_scramble_heuristic_v1 import heuristic as v1
-from tests.agents.airport_scramble_heuristic_v1.planning import Table as V1Table
+from aerodeck.agents.airport_scramble.heuristic import HeuristicAgent
+from aerodeck.agents.airport_scramble.planning import Table
+from aerodeck.envs import make_core
+from aerodeck.envs.airport_scramble.rules import AirportScrambleRules
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))  # the frozen planner
+from airport_scramble_heuristic_v1 import heuristic as v1  # noqa: E402
+from airport_scramble_heuristic_v1.planning import Table as V1Table  # noqa: E402
 
 # Rule variants: grid sizes (3 … 15), face-up slots, AS-11 wait, AS-15 pre-played tickets, costs, AS-4
 # generated editions (one colour to six, with and without hubs), ticket turns.

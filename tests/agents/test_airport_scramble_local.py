@@ -10,13 +10,13 @@ pytest.importorskip("sb3_contrib")
 
 import torch  # noqa: E402
 
-import envs  # noqa: E402
-from agents.airport_scramble.local import OUTSIDE, LocalFeatures, LocalPolicy  # noqa: E402
-from agents.ppo import Inputs, PPOAgent, rank_features  # noqa: E402
-from agents.registry import make_agent  # noqa: E402
-from train.learn.config import default_config  # noqa: E402
-from train.learn.model import learner_env, new_model  # noqa: E402
-from train.learn.warm_start import clone  # noqa: E402
+from aerodeck import envs  # noqa: E402
+from aerodeck.agents.airport_scramble.local import OUTSIDE, LocalFeatures, LocalPolicy  # noqa: E402
+from aerodeck.agents.ppo import Inputs, PPOAgent, rank_features  # noqa: E402
+from aerodeck.agents.registry import make_agent  # noqa: E402
+from aerodeck.train.learn.config import default_config  # noqa: E402
+from aerodeck.train.learn.model import learner_env, new_model  # noqa: E402
+from aerodeck.train.learn.warm_start import clone  # noqa: E402
 
 GAME = envs.spec("airport-scramble")
 K = 4
@@ -87,7 +87,7 @@ def test_the_features_centre_each_candidate_on_its_cell():
     obs, masks = positions(games=8)
     geo = features.geo
     lay = geo.actions
-    from agents.airport_scramble.planning import Table
+    from aerodeck.agents.airport_scramble.planning import Table
 
     table = Table.from_observations(geo, obs)
     play = np.flatnonzero(masks[:, lay.play_offset:lay.replace_offset].any(1))[:5]
@@ -106,7 +106,7 @@ def test_the_features_centre_each_candidate_on_its_cell():
 def test_each_patch_cell_reads_the_table_as_the_docstring_says(options):
     """An oracle by loops over games, candidates and cells, reading the decoded table: [off the grid, a
     card, its H colour, its V colour, the plane, the ticket's origin, its destination] per cell."""
-    from agents.airport_scramble.planning import Table
+    from aerodeck.agents.airport_scramble.planning import Table
 
     rules = GAME.make_rules(**options)
     core, heuristic = GAME.make_core(rules), make_agent(GAME.id, "heuristic", rules)
@@ -176,8 +176,8 @@ def test_a_local_network_without_the_prior_agents_ranks_is_refused(change, messa
 
 
 def test_the_game_trains_and_ships_the_local_network_and_its_rule_general_config_an_mlp():
-    from agents.ppo import shipped_path
-    from train.learn.config import load_config
+    from aerodeck.agents.ppo import shipped_path
+    from aerodeck.train.learn.config import load_config
 
     config = load_config(GAME.id)
     assert config.policy.network == "local" and config.warm_start.teacher.startswith("search")

@@ -8,22 +8,22 @@ import dataclasses
 import numpy as np
 import pytest
 
-from agents.flight_tycoon.facts import Facts, none_held
-from agents.flight_tycoon.heuristic import HeuristicAgent
-from agents.flight_tycoon.search import SearchAgent
-from agents.random import RandomAgent
-from agents.registry import make_agent
-import envs
-from envs import view_of_env
-from envs.flight_tycoon.actions import decode_action, request_action
-from envs.flight_tycoon.core import FlightTycoonCore
-from envs.flight_tycoon.env import env as make_env
-from envs.flight_tycoon.position import Position
-from envs.flight_tycoon.rules import DISCARD, GIVE, REQUEST, SQUARE_MONTHS, TOWER, FlightTycoonRules
-from envs.flight_tycoon.view import FlightTycoonView
+from aerodeck.agents.flight_tycoon.facts import Facts, none_held
+from aerodeck.agents.flight_tycoon.heuristic import HeuristicAgent
+from aerodeck.agents.flight_tycoon.search import SearchAgent
+from aerodeck.agents.random import RandomAgent
+from aerodeck.agents.registry import make_agent
+from aerodeck import envs
+from aerodeck.envs import view_of_env
+from aerodeck.envs.flight_tycoon.actions import decode_action, request_action
+from aerodeck.envs.flight_tycoon.core import FlightTycoonCore
+from aerodeck.envs.flight_tycoon.env import env as make_env
+from aerodeck.envs.flight_tycoon.position import Position
+from aerodeck.envs.flight_tycoon.rules import DISCARD, GIVE, REQUEST, SQUARE_MONTHS, TOWER, FlightTycoonRules
+from aerodeck.envs.flight_tycoon.view import FlightTycoonView
 from tests.flight_tycoon.helpers import card, cards, hidden_swap, random_states, revealed
-from train.evaluate.loop import game_seeds, play_games
-from train.evaluate.stats import against_value, mean_ci
+from aerodeck.train.evaluate.loop import game_seeds, play_games
+from aerodeck.train.evaluate.stats import against_value, mean_ci
 
 # Rule variants the agents must handle: player counts, VP sharing, tables, giveable towers, rewards, deals.
 VARIANTS = [
@@ -394,7 +394,7 @@ def test_the_agents_are_deterministic_given_their_seed():
 
 
 def test_the_agents_serve_as_opponents_in_the_learner_view():
-    from envs.flight_tycoon.learner import LearnerGames
+    from aerodeck.envs.flight_tycoon.learner import LearnerGames
 
     rules = FlightTycoonRules()
     opponents = [HeuristicAgent(seed=1, rules=rules).act,

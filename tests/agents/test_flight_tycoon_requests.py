@@ -10,17 +10,17 @@ pytest.importorskip("sb3_contrib")
 
 import torch  # noqa: E402
 
-import envs  # noqa: E402
-from agents.flight_tycoon.facts import Facts  # noqa: E402
-from agents.flight_tycoon.heuristic import request_odds  # noqa: E402
-from agents.flight_tycoon.requests import RequestFeatures, RequestPolicy  # noqa: E402
-from agents.ppo import Inputs, PPOAgent, PriorHead  # noqa: E402
-from agents.registry import make_agent  # noqa: E402
-from envs.flight_tycoon.observation import ObservationLayout  # noqa: E402
-from envs.flight_tycoon.rules import N_CARDS, N_SQUARES, SQUARE_BITS  # noqa: E402
-from train.learn.config import default_config  # noqa: E402
-from train.learn.model import learner_env, new_model  # noqa: E402
-from train.learn.warm_start import clone  # noqa: E402
+from aerodeck import envs  # noqa: E402
+from aerodeck.agents.flight_tycoon.facts import Facts  # noqa: E402
+from aerodeck.agents.flight_tycoon.heuristic import request_odds  # noqa: E402
+from aerodeck.agents.flight_tycoon.requests import RequestFeatures, RequestPolicy  # noqa: E402
+from aerodeck.agents.ppo import Inputs, PPOAgent, PriorHead  # noqa: E402
+from aerodeck.agents.registry import make_agent  # noqa: E402
+from aerodeck.envs.flight_tycoon.observation import ObservationLayout  # noqa: E402
+from aerodeck.envs.flight_tycoon.rules import N_CARDS, N_SQUARES, SQUARE_BITS  # noqa: E402
+from aerodeck.train.learn.config import default_config  # noqa: E402
+from aerodeck.train.learn.model import learner_env, new_model  # noqa: E402
+from aerodeck.train.learn.warm_start import clone  # noqa: E402
 
 GAME = envs.spec("flight-tycoon")
 
@@ -127,8 +127,8 @@ def test_a_request_network_without_the_prior_or_the_mask_is_refused(change, mess
 
 
 def test_the_game_trains_and_ships_the_request_network_and_its_rule_general_config_an_mlp():
-    from agents.ppo import shipped_path
-    from train.learn.config import load_config
+    from aerodeck.agents.ppo import shipped_path
+    from aerodeck.train.learn.config import load_config
 
     config = load_config(GAME.id)
     assert config.policy.network == "requests" and config.warm_start.teacher == "search"

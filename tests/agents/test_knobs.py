@@ -1,5 +1,5 @@
 """Agent knobs: every knob declared, typed and checked; a bad one is refused naming what is allowed
-(``agents.base.Knob``, ``agents.registry.make_agent``). Each game's knobs refused naming the agent and the
+(``aerodeck.agents.base.Knob``, ``aerodeck.agents.registry.make_agent``). Each game's knobs refused naming the agent and the
 knob: ``test_agent_knobs.py`` of its tests."""
 
 import inspect
@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pytest
 
-import envs
-from agents.base import Knob
-from agents.registry import agent_class, agent_names
+from aerodeck import envs
+from aerodeck.agents.base import Knob
+from aerodeck.agents.registry import agent_class, agent_names
 
 AGENTS = [(game, name) for game in envs.games() for name in agent_names(game)]
 

@@ -10,13 +10,13 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-import envs  # noqa: E402
-from agents.ppo import (  # noqa: E402
+from aerodeck import envs  # noqa: E402
+from aerodeck.agents.ppo import (  # noqa: E402
     TIE, Inputs, PPOAgent, PriorPolicy, layout_of, load_model, prior_features, shipped_path,
 )
-from agents.registry import agent_names, make_agent  # noqa: E402
+from aerodeck.agents.registry import agent_names, make_agent  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
-from train.learn.model import learner_env, save_model  # noqa: E402
+from aerodeck.train.learn.model import learner_env, save_model  # noqa: E402
 
 GAMES = envs.games()
 #: A game whose agents are compared on the same deals (bench needs no lineup).
@@ -93,7 +93,7 @@ def test_a_model_plays_legal_actions_in_batches(game_id, tmp_path):
 
 @pytest.mark.parametrize("game_id", GAMES)
 def test_sampling_draws_from_the_decision_keys_whatever_the_place_of_the_game_in_the_batch(game_id, tmp_path):
-    from agents.streams import decision_keys
+    from aerodeck.agents.streams import decision_keys
 
     game = envs.spec(game_id)
     core = game.make_core()
@@ -187,7 +187,7 @@ def test_missing_truncated_and_foreign_files_give_clear_errors(tmp_path):
 
 
 def test_cli_reports_a_missing_model_in_one_line(tmp_path, capsys):
-    from train import cli
+    from aerodeck.train import cli
 
     assert cli.main(["bench", SOLO, "--agent", f"ppo:path={tmp_path / 'x.zip'}", "--games", "10",
                      "--out", str(tmp_path / "out"), "--no-progress"]) == 2
@@ -273,7 +273,7 @@ def test_ppo_without_a_shipped_model_for_the_rules_names_the_shipped_ones(game_i
 
 
 def test_rank_features_give_the_k_best_their_place_only():
-    from agents.ppo import RANK_STEP, rank_features
+    from aerodeck.agents.ppo import RANK_STEP, rank_features
 
     inf = np.inf
     scores = np.array([[0.0, 5.0, -3.0, 5.0, -inf, -100.0],
@@ -288,7 +288,7 @@ def test_rank_features_give_the_k_best_their_place_only():
 
 
 def test_caution_leaves_the_prior_agents_choice_only_for_actions_favoured_by_more_than_it():
-    from agents.ppo import MODELS, masked_logits
+    from aerodeck.agents.ppo import MODELS, masked_logits
 
     game = envs.spec(SOLO)
     rules = game.make_rules()

@@ -4,7 +4,7 @@ tests, with ``tests/agents/restricted_play.py``)."""
 import numpy as np
 import pytest
 
-from agents.registry import make_agent
+from aerodeck.agents.registry import make_agent
 from tests.games import SOLO
 
 

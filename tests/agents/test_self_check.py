@@ -1,4 +1,4 @@
-"""The self-check of a model with a prior (``ppo:check=N``, ``agents.self_check``): its deals, its choice
+"""The self-check of a model with a prior (``ppo:check=N``, ``aerodeck.agents.self_check``): its deals, its choice
 (the caution with the best lower bound above 0, else the prior agent), its play, its knobs and sidecar."""
 
 import json
@@ -8,10 +8,10 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-import envs  # noqa: E402
-from agents import self_check as sc  # noqa: E402
-from agents.ppo import Inputs, PPOAgent  # noqa: E402
-from agents.registry import make_agent  # noqa: E402
+from aerodeck import envs  # noqa: E402
+from aerodeck.agents import self_check as sc  # noqa: E402
+from aerodeck.agents.ppo import Inputs, PPOAgent  # noqa: E402
+from aerodeck.agents.registry import make_agent  # noqa: E402
 from tests.agents.test_ppo import tiny_model  # noqa: E402
 
 GAMES = envs.games()
@@ -142,7 +142,7 @@ def test_a_model_plays_at_the_caution_its_check_chose(tmp_path, monkeypatch):
 
 
 def test_a_bench_reports_what_a_models_check_chose(tmp_path, capsys):
-    from train.evaluate.bench import Plan, print_result
+    from aerodeck.train.evaluate.bench import Plan, print_result
 
     game = envs.spec(SOLO)
     path = prior_model(SOLO, tmp_path)
@@ -158,7 +158,7 @@ def test_a_bench_reports_what_a_models_check_chose(tmp_path, capsys):
 
 
 def test_a_multi_player_model_checks_itself_in_rotated_seats_against_the_opponent(tmp_path):
-    from train.evaluate.bench import Plan
+    from aerodeck.train.evaluate.bench import Plan
 
     game = envs.spec(MULTI)
     rules = game.make_rules()

@@ -4,10 +4,10 @@ tests (``test_agent_streams.py``), from the positions of ``tests/agents/position
 
 import numpy as np
 
-from agents import streams
-from agents.base import Agent
-from agents.random import RandomAgent
-from train.evaluate.loop import game_seeds
+from aerodeck.agents import streams
+from aerodeck.agents.base import Agent
+from aerodeck.agents.random import RandomAgent
+from aerodeck.train.evaluate.loop import game_seeds
 
 
 def test_a_decision_key_changes_with_the_game_the_agent_and_the_decision():
@@ -44,7 +44,7 @@ def test_an_agent_whose_act_takes_no_keys_is_called_without_them():
         def act(self, observations, masks, view=None):
             return np.argmax(masks, axis=1)
 
-    from agents.base import act
+    from aerodeck.agents.base import act
 
     assert not Lowest.takes_keys and RandomAgent.takes_keys
     masks = np.array([[False, True, True]])

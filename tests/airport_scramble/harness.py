@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.airport_scramble.core import AirportScrambleCore, occupancy_bits
-from envs.airport_scramble.state import State
-from envs.airport_scramble.reference import ReferenceGame
-from envs.airport_scramble.rules import DIE_SIDES, AirportScrambleRules, generated_card_count
+from aerodeck.envs.airport_scramble.core import AirportScrambleCore, occupancy_bits
+from aerodeck.envs.airport_scramble.state import State
+from aerodeck.envs.airport_scramble.reference import ReferenceGame
+from aerodeck.envs.airport_scramble.rules import DIE_SIDES, AirportScrambleRules, generated_card_count
 
 
 def random_rules(r: np.random.Generator) -> AirportScrambleRules:
@@ -84,7 +84,7 @@ def check_invariants(core: AirportScrambleCore, s: State, mask: np.ndarray, all_
         assert (grid[live, s.plane[live]] >= 0).all(), "the plane is not on a card"
         assert (s.ticket[live & (s.phase == 1)] < 0).all()
     assert not mask[s.done].any(), "a finished game has legal actions"
-    from envs.airport_scramble.lines import connected
+    from aerodeck.envs.airport_scramble.lines import connected
 
     assert connected(s.grid[live] >= 0).all(), "the network of cards is not connected"
     h = np.append(np.array(core.components.card_h), -1)[s.grid.astype(int)]

@@ -1,9 +1,9 @@
 """Airport Scramble's agent knobs: a bad one is refused naming the agent, the knob and what is allowed,
-before a bench plays; switches read on/off, true/false, 1/0 (``agents.registry.make_agent``)."""
+before a bench plays; switches read on/off, true/false, 1/0 (``aerodeck.agents.registry.make_agent``)."""
 
 import pytest
 
-from agents.registry import make_agent
+from aerodeck.agents.registry import make_agent
 
 
 @pytest.mark.parametrize(
@@ -32,7 +32,7 @@ def test_switches_read_on_off_true_false_1_0(text, value):
 
 
 def test_bench_refuses_a_bad_knob_before_playing(tmp_path, capsys):
-    from train import cli
+    from aerodeck.train import cli
 
     assert cli.main(["bench", "airport-scramble", "--agent", "heuristic:cycle=abc", "--out", str(tmp_path / "out")]) == 2
     assert "knob 'cycle' must be on/off" in capsys.readouterr().err and not (tmp_path / "out").exists()

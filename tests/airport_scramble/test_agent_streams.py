@@ -4,8 +4,8 @@ values its rollouts the same (shared/design.md, "Agents"; the streams: tests/age
 import numpy as np
 import pytest
 
-from agents import streams
-from agents.registry import make_agent
+from aerodeck.agents import streams
+from aerodeck.agents.registry import make_agent
 from tests.agents.positions import check_choices_do_not_depend_on_the_place_in_the_batch, position
 
 GAME = "airport-scramble"

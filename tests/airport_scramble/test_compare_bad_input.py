@@ -3,7 +3,7 @@ every point the linked options refuse, is a clear error before any game."""
 
 import pytest
 
-from train import cli
+from aerodeck.train import cli
 
 AS = "airport-scramble"
 

@@ -6,8 +6,8 @@ import tomllib
 
 import pytest
 
-from train import cli
-from train.judge import significance as sig
+from aerodeck.train import cli
+from aerodeck.train.judge import significance as sig
 
 AS = "airport-scramble"
 

@@ -4,7 +4,7 @@ import json
 
 import numpy as np
 
-from train import cli
+from aerodeck.train import cli
 
 AS = "airport-scramble"
 

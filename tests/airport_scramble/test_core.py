@@ -4,12 +4,12 @@ operations search agents use, and its errors."""
 import numpy as np
 import pytest
 
-from envs.airport_scramble.actions import KINDS
-from envs.airport_scramble.core import AirportScrambleCore
-from envs.airport_scramble.position import make_position
-from envs.airport_scramble.rules import AirportScrambleRules
-from envs.common.batch import sample_legal
-from envs.common.checks import IllegalActionError
+from aerodeck.envs.airport_scramble.actions import KINDS
+from aerodeck.envs.airport_scramble.core import AirportScrambleCore
+from aerodeck.envs.airport_scramble.position import make_position
+from aerodeck.envs.airport_scramble.rules import AirportScrambleRules
+from aerodeck.envs.common.batch import sample_legal
+from aerodeck.envs.common.checks import IllegalActionError
 from tests.airport_scramble.harness import check_invariants, choose, random_rules
 
 

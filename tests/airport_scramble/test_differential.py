@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from envs.airport_scramble.rules import AirportScrambleRules
+from aerodeck.envs.airport_scramble.rules import AirportScrambleRules
 from tests.airport_scramble.harness import play_both, random_rules
 
 LONG_STEPS = int(os.environ.get("AS_DIFF_STEPS", 1_000_000))

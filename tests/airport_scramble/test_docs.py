@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from envs.airport_scramble.core import AirportScrambleCore
-from envs.common.layout import blocks_table
+from aerodeck.envs.airport_scramble.core import AirportScrambleCore
+from aerodeck.envs.common.layout import blocks_table
 
 DOC = (Path(__file__).parents[2] / "docs" / "airport_scramble.md").read_text()
 

@@ -9,10 +9,10 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-import envs  # noqa: F401  (registers the id)
-from envs.airport_scramble.core import AirportScrambleCore
-from envs.airport_scramble.env import AirportScrambleEnv
-from envs.airport_scramble.rules import AirportScrambleRules
+from aerodeck import envs  # noqa: F401  (registers the id)
+from aerodeck.envs.airport_scramble.core import AirportScrambleCore
+from aerodeck.envs.airport_scramble.env import AirportScrambleEnv
+from aerodeck.envs.airport_scramble.rules import AirportScrambleRules
 from tests.airport_scramble.harness import choose, random_rules
 
 ID = "aerodeck/AirportScramble-v0"
@@ -198,7 +198,7 @@ def test_the_env_plays_the_cores_game_step_by_step(variant):
 
 
 def test_rule_options_apply_on_top_of_a_rules_object():
-    """As in every env (``envs.common.checks.rules_with_options``): ``rules`` plus options is
+    """As in every env (``aerodeck.envs.common.checks.rules_with_options``): ``rules`` plus options is
     ``rules.replace(**options)``; a rules object of another game is a ``TypeError``."""
     env = gym.make(ID, rules=AirportScrambleRules(grid_size=7), allow_wait=False)
     assert env.unwrapped.rules == AirportScrambleRules(grid_size=7, allow_wait=False)

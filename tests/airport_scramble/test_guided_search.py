@@ -7,10 +7,10 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from agents.ppo import MODELS, masked_logits  # noqa: E402
-from agents.registry import make_agent  # noqa: E402
+from aerodeck.agents.ppo import MODELS, masked_logits  # noqa: E402
+from aerodeck.agents.registry import make_agent  # noqa: E402
 from tests.agents.positions import check_choices_do_not_depend_on_the_place_in_the_batch, position  # noqa: E402
-from train.evaluate.loop import play_solo  # noqa: E402
+from aerodeck.train.evaluate.loop import play_solo  # noqa: E402
 
 GAME = "airport-scramble"
 GUIDE = MODELS / "airport-scramble.zip"
@@ -36,7 +36,7 @@ def test_a_guided_choice_does_not_depend_on_the_place_in_the_batch(spec_text):
 
 
 def test_a_guided_search_plays_whole_games_and_a_rollout_is_worth_its_tickets_plus_the_guides_value():
-    from agents.ppo import value_of
+    from aerodeck.agents.ppo import value_of
 
     spec, core, state, seeds, decisions = position(GAME, 2)
     agent = make_agent(GAME, f"search:guide={GUIDE},candidates=2,rollouts=2,depth=3", core.rules)

@@ -3,7 +3,7 @@ differences (forbidding waiting changes the random agent's waits, not those of a
 
 import json
 
-from train import cli
+from aerodeck.train import cli
 
 AS = "airport-scramble"
 

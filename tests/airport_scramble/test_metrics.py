@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
-from envs.airport_scramble.actions import KINDS, ActionLayout
-from envs.airport_scramble.core import AirportScrambleCore
-from envs.airport_scramble.metrics import CATALOGUE, STAGE_ROWS, TICKET_TURN_ROWS, Recorder, metrics
-from envs.airport_scramble.position import make_position
-from envs.airport_scramble.rules import AirportScrambleRules
+from aerodeck.envs.airport_scramble.actions import KINDS, ActionLayout
+from aerodeck.envs.airport_scramble.core import AirportScrambleCore
+from aerodeck.envs.airport_scramble.metrics import CATALOGUE, STAGE_ROWS, TICKET_TURN_ROWS, Recorder, metrics
+from aerodeck.envs.airport_scramble.position import make_position
+from aerodeck.envs.airport_scramble.rules import AirportScrambleRules
 from tests.common.recording import record_moves
 
 RULES = AirportScrambleRules()

@@ -1,11 +1,11 @@
 """Restricted play of Airport Scramble: the forbidden kinds are masked out, the base agent's knobs pass
-through, bad specs are refused (``agents.restricted``)."""
+through, bad specs are refused (``aerodeck.agents.restricted``)."""
 
 import pytest
 
-import envs
-from agents.registry import make_agent
-from agents.restricted import RestrictedAgent
+from aerodeck import envs
+from aerodeck.agents.registry import make_agent
+from aerodeck.agents.restricted import RestrictedAgent
 from tests.agents.restricted_play import play
 
 AS = "airport-scramble"

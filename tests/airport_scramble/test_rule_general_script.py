@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from agents.ppo import MODELS, PPOAgent  # noqa: E402
+from aerodeck.agents.ppo import MODELS, PPOAgent  # noqa: E402
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "rule_general.py"
 
@@ -79,7 +79,7 @@ def test_a_self_checked_model_is_benched_with_the_check_it_made_under_each_varia
 
 
 def test_a_multi_player_model_is_paired_with_the_opponent_agent_in_its_seat(tmp_path):
-    import envs
+    from aerodeck import envs
 
     game = next(envs.spec(g) for g in envs.games() if not envs.spec(g).solo)
     rules = game.make_rules()

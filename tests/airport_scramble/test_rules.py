@@ -3,7 +3,7 @@ editions (AS-4), TOML / key=value loading and their errors."""
 
 import pytest
 
-from envs.airport_scramble.rules import COLOR_NAMES, AirportScrambleRules, generated_card_count
+from aerodeck.envs.airport_scramble.rules import COLOR_NAMES, AirportScrambleRules, generated_card_count
 
 # AS-2 and AS-3 exactly as tabled in the rules file.
 PLAIN = ["HND NRT KIX ICN PEK", "LAX SFO JFK ORD SEA", "CDG LHR FRA AMS MAD", "SYD SIN DXB GRU JNB"]

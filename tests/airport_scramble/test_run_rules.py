@@ -5,8 +5,8 @@ options. (The run itself, through the registry: ``tests/train/test_run.py``.)"""
 
 import dataclasses
 
-import envs
-from train import cli, run
+from aerodeck import envs
+from aerodeck.train import cli, run
 
 GAME = envs.spec("airport-scramble")
 

@@ -10,11 +10,11 @@ MEX p/g, DOH u/b, ZRH u/p, CAI u/g, DEL g/b, LIM g/p, NBO g/u.
 import numpy as np
 import pytest
 
-from envs.airport_scramble.core import AirportScrambleCore
-from envs.airport_scramble.position import LINE_CHOICE, TURN_ACTION, make_position
-from envs.airport_scramble.reference import ReferenceGame
-from envs.airport_scramble.rules import AirportScrambleRules
-from envs.common import rng
+from aerodeck.envs.airport_scramble.core import AirportScrambleCore
+from aerodeck.envs.airport_scramble.position import LINE_CHOICE, TURN_ACTION, make_position
+from aerodeck.envs.airport_scramble.reference import ReferenceGame
+from aerodeck.envs.airport_scramble.rules import AirportScrambleRules
+from aerodeck.envs.common import rng
 from tests.airport_scramble.harness import Both
 
 N, E, S, W = range(4)

@@ -14,7 +14,7 @@ def test_sigterm_during_the_tune_search_is_one_line_and_status_143(tmp_path):
     # Before: Optuna logged the interrupted trial with a ~35-line traceback above the one-line message.
     out = tmp_path / "tune"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "train.cli", "tune", "airport-scramble", "--agent", "random", "--param",
+        [sys.executable, "-m", "aerodeck", "tune", "airport-scramble", "--agent", "random", "--param",
          "action_points=2..4", "--target", "score=4", "--trials", "200", "--trial-games", "3000", "--out", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)  # bytes: text mode would turn the bar's \r into \n
     seen = b""

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
 
-import envs  # noqa: F401
-from envs.airport_scramble.core import AirportScrambleCore
-from envs.airport_scramble.sb3 import AirportScrambleSB3VecEnv
-from envs.airport_scramble.vector import AirportScrambleVectorEnv
+from aerodeck import envs  # noqa: F401
+from aerodeck.envs.airport_scramble.core import AirportScrambleCore
+from aerodeck.envs.airport_scramble.sb3 import AirportScrambleSB3VecEnv
+from aerodeck.envs.airport_scramble.vector import AirportScrambleVectorEnv
 
 ID = "aerodeck/AirportScramble-v0"
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from envs.common.batch import sample_legal
+from aerodeck.envs.common.batch import sample_legal
 
 
 def test_sample_legal_only_picks_legal_actions_for_any_width():
@@ -35,7 +35,7 @@ def test_rows_without_legal_action_get_minus_one():
 
 
 def test_the_padded_mask_buffer_is_sampled_without_its_padding():
-    from envs.common.batch import padded_mask
+    from aerodeck.envs.common.batch import padded_mask
 
     buffer, mask = padded_mask(4, 13)
     assert buffer.shape == (4, 16) and mask.shape == (4, 13) and np.shares_memory(buffer, mask)
@@ -46,7 +46,7 @@ def test_the_padded_mask_buffer_is_sampled_without_its_padding():
 def test_batched_state_take_repeat_put_concatenate():
     import dataclasses
 
-    from envs.common.batch import BatchedState
+    from aerodeck.envs.common.batch import BatchedState
 
     @dataclasses.dataclass
     class Toy(BatchedState):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from envs.common.bits import (
+from aerodeck.envs.common.bits import (
     BELOW, BIT, kth_bit, kth_member, pack_bits, pack_set, popcount, set_size, unpack_bits, unpack_words,
 )
 

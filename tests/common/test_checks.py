@@ -1,10 +1,10 @@
-"""The shared step preamble and environment options (``envs.common.checks``), used by both cores and
+"""The shared step preamble and environment options (``aerodeck.envs.common.checks``), used by both cores and
 every environment."""
 
 import numpy as np
 import pytest
 
-from envs.common.checks import (
+from aerodeck.envs.common.checks import (
     ON_ILLEGAL, IllegalActionError, check_choice, illegal_policy, refuse_illegal, rules_with_options, step_actions,
 )
 from tests.games import MULTI, SOLO

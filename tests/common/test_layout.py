@@ -2,7 +2,7 @@
 
 import pytest
 
-from envs.common.layout import blocks_table, stack_blocks
+from aerodeck.envs.common.layout import blocks_table, stack_blocks
 
 
 def test_blocks_are_laid_end_to_end():

@@ -4,7 +4,7 @@ import dataclasses
 
 import pytest
 
-from envs.common.options import RuleOptions, choice, flag, integer, integers, option
+from aerodeck.envs.common.options import RuleOptions, choice, flag, integer, integers, option
 
 
 @dataclasses.dataclass(frozen=True)

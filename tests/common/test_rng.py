@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from envs.common import rng
+from aerodeck.envs.common import rng
 
 
 def test_mix_matches_published_splitmix64_sequence():

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.common.batch import sample_legal
-from envs.flight_tycoon.core import FlightTycoonCore
-from envs.flight_tycoon.reference import ReferenceGame
-from envs.flight_tycoon.rules import FlightTycoonRules
+from aerodeck.envs.common.batch import sample_legal
+from aerodeck.envs.flight_tycoon.core import FlightTycoonCore
+from aerodeck.envs.flight_tycoon.reference import ReferenceGame
+from aerodeck.envs.flight_tycoon.rules import FlightTycoonRules
 
 #: Rule variants the differential tests cover (3, 4 and 5 players; every option off its default).
 VARIANTS = [

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.common.batch import sample_legal
-from envs.common.bits import BIT, unpack_bits
-from envs.flight_tycoon.core import FlightTycoonCore
-from envs.flight_tycoon.position import Position
-from envs.flight_tycoon.reference import ReferenceGame
-from envs.flight_tycoon.rules import AIRLINES, DISCARD, GIVE, MONTH_BITS, N_CARDS, FlightTycoonRules
-from envs.flight_tycoon.state import State
+from aerodeck.envs.common.batch import sample_legal
+from aerodeck.envs.common.bits import BIT, unpack_bits
+from aerodeck.envs.flight_tycoon.core import FlightTycoonCore
+from aerodeck.envs.flight_tycoon.position import Position
+from aerodeck.envs.flight_tycoon.reference import ReferenceGame
+from aerodeck.envs.flight_tycoon.rules import AIRLINES, DISCARD, GIVE, MONTH_BITS, N_CARDS, FlightTycoonRules
+from aerodeck.envs.flight_tycoon.state import State
 
 
 def card(name: str) -> int:

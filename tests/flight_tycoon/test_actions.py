@@ -2,9 +2,9 @@
 
 import pytest
 
-from envs.common.core import ActionLayout as ActionLayoutProtocol
-from envs.flight_tycoon.actions import ActionLayout, action_name, decode_action, n_actions, request_action
-from envs.flight_tycoon.rules import FlightTycoonRules
+from aerodeck.envs.common.core import ActionLayout as ActionLayoutProtocol
+from aerodeck.envs.flight_tycoon.actions import ActionLayout, action_name, decode_action, n_actions, request_action
+from aerodeck.envs.flight_tycoon.rules import FlightTycoonRules
 
 
 def test_action_indices_follow_ft17():

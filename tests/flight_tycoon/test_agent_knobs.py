@@ -1,9 +1,9 @@
 """Flight Tycoon's agent knobs: a bad one is refused naming the agent, the knob and what is allowed;
-the values are typed by the declaration (``agents.registry``)."""
+the values are typed by the declaration (``aerodeck.agents.registry``)."""
 
 import pytest
 
-from agents.registry import knob_values, make_agent
+from aerodeck.agents.registry import knob_values, make_agent
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from train import cli
+from aerodeck.train import cli
 
 FT = "flight-tycoon"
 

@@ -3,13 +3,13 @@
 import numpy as np
 import pytest
 
-from envs.common.batch import sample_legal
-from envs.common.checks import IllegalActionError
-from envs.common.core import Core
-from envs.flight_tycoon.core import FlightTycoonCore
-from envs.flight_tycoon.position import Position
-from envs.flight_tycoon.rules import FlightTycoonRules
-from envs.flight_tycoon.state import State
+from aerodeck.envs.common.batch import sample_legal
+from aerodeck.envs.common.checks import IllegalActionError
+from aerodeck.envs.common.core import Core
+from aerodeck.envs.flight_tycoon.core import FlightTycoonCore
+from aerodeck.envs.flight_tycoon.position import Position
+from aerodeck.envs.flight_tycoon.rules import FlightTycoonRules
+from aerodeck.envs.flight_tycoon.state import State
 
 from .helpers import cards, random_states
 

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from envs.flight_tycoon.rules import FlightTycoonRules
+from aerodeck.envs.flight_tycoon.rules import FlightTycoonRules
 
 from .differential import VARIANTS, play_both
 

@@ -11,13 +11,13 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 from pettingzoo.utils.env_logger import EnvLogger
 
-import envs
-from envs import flight_tycoon_v0
-from envs.common.checks import IllegalActionError
-from envs.flight_tycoon.core import FlightTycoonCore
-from envs.flight_tycoon.env import env, raw_env
-from envs.flight_tycoon.observation import ObservationLayout
-from envs.flight_tycoon.rules import DISCARD, FlightTycoonRules
+from aerodeck import envs
+from aerodeck.envs import flight_tycoon_v0
+from aerodeck.envs.common.checks import IllegalActionError
+from aerodeck.envs.flight_tycoon.core import FlightTycoonCore
+from aerodeck.envs.flight_tycoon.env import env, raw_env
+from aerodeck.envs.flight_tycoon.observation import ObservationLayout
+from aerodeck.envs.flight_tycoon.rules import DISCARD, FlightTycoonRules
 from tests.flight_tycoon.differential import VARIANTS
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "flight_tycoon.md"
@@ -290,7 +290,7 @@ def test_the_documented_observation_table_is_the_layout():
 def test_the_env_plays_the_cores_game_step_by_step(variant):
     """The env runs one game on ``SingleGame`` (not the core): over the differential tests' rule
     variants, every agent's observation (bit for bit) and mask, the rewards, the ends and the game as a
-    core state (``_state``, what ``envs.view_of_env`` reads) equal the core's game of the same seed
+    core state (``_state``, what ``aerodeck.envs.view_of_env`` reads) equal the core's game of the same seed
     after every decision."""
     rules = FlightTycoonRules(**variant)
     aec, core = raw_env(rules=rules), FlightTycoonCore(rules)

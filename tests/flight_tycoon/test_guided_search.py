@@ -7,8 +7,8 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from agents.ppo import MODELS, masked_logits  # noqa: E402
-from agents.registry import make_agent  # noqa: E402
+from aerodeck.agents.ppo import MODELS, masked_logits  # noqa: E402
+from aerodeck.agents.registry import make_agent  # noqa: E402
 from tests.agents.positions import check_choices_do_not_depend_on_the_place_in_the_batch, position  # noqa: E402
 
 GAME = "flight-tycoon"

@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from envs.common.batch import sample_legal
-from envs.common.bits import BIT
-from envs.flight_tycoon.core import FlightTycoonCore
-from envs.flight_tycoon.rules import FlightTycoonRules
+from aerodeck.envs.common.batch import sample_legal
+from aerodeck.envs.common.bits import BIT
+from aerodeck.envs.flight_tycoon.core import FlightTycoonCore
+from aerodeck.envs.flight_tycoon.rules import FlightTycoonRules
 
 from .differential import VARIANTS
 

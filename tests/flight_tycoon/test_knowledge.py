@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from envs.common.bits import unpack_bits
-from envs.flight_tycoon.core import FlightTycoonCore
-from envs.flight_tycoon.observation import ObservationLayout
-from envs.flight_tycoon.rules import FlightTycoonRules
+from aerodeck.envs.common.bits import unpack_bits
+from aerodeck.envs.flight_tycoon.core import FlightTycoonCore
+from aerodeck.envs.flight_tycoon.observation import ObservationLayout
+from aerodeck.envs.flight_tycoon.rules import FlightTycoonRules
 
 from .helpers import hidden_swap, random_states
 

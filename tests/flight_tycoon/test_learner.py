@@ -6,11 +6,11 @@ import sys
 import numpy as np
 import pytest
 
-from agents.base import Agent
-from agents.random import RandomAgent
-from envs.common.batch import sample_legal
-from envs.flight_tycoon.rules import FlightTycoonRules
-from envs.flight_tycoon.learner import LearnerGames, game_outcome
+from aerodeck.agents.base import Agent
+from aerodeck.agents.random import RandomAgent
+from aerodeck.envs.common.batch import sample_legal
+from aerodeck.envs.flight_tycoon.rules import FlightTycoonRules
+from aerodeck.envs.flight_tycoon.learner import LearnerGames, game_outcome
 
 
 class Recorder(RandomAgent):
@@ -109,7 +109,7 @@ def test_stable_baselines3_vecenv_with_action_masks(tmp_path):
     from stable_baselines3.common.logger import configure
     from sb3_contrib.common.maskable.utils import get_action_masks
 
-    from envs.flight_tycoon.sb3 import FlightTycoonSB3VecEnv
+    from aerodeck.envs.flight_tycoon.sb3 import FlightTycoonSB3VecEnv
 
     venv = FlightTycoonSB3VecEnv(8, n_players=3, seed=2)
     obs = venv.reset()
@@ -173,7 +173,7 @@ def test_envs_never_import_agents_or_train():
 
 def test_the_sb3_vecenv_reports_monitor_episodes_with_rank_and_win_share():
     pytest.importorskip("stable_baselines3")
-    from envs.flight_tycoon.sb3 import FlightTycoonSB3VecEnv
+    from aerodeck.envs.flight_tycoon.sb3 import FlightTycoonSB3VecEnv
 
     venv = FlightTycoonSB3VecEnv(16, n_players=3, seed=7)
     venv.reset()

@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
-from envs.flight_tycoon.actions import request_action
-from envs.flight_tycoon.core import FlightTycoonCore
-from envs.flight_tycoon.metrics import CATALOGUE, Recorder
-from envs.flight_tycoon.position import Position
-from envs.flight_tycoon.rules import FlightTycoonRules
+from aerodeck.envs.flight_tycoon.actions import request_action
+from aerodeck.envs.flight_tycoon.core import FlightTycoonCore
+from aerodeck.envs.flight_tycoon.metrics import CATALOGUE, Recorder
+from aerodeck.envs.flight_tycoon.position import Position
+from aerodeck.envs.flight_tycoon.rules import FlightTycoonRules
 from tests.common.recording import record_moves
 
 RULES = FlightTycoonRules(n_players=3)
@@ -115,8 +115,8 @@ def test_the_catalogue_names_every_recorded_metric_with_its_width():
 def test_a_given_tower_is_not_counted_as_a_last_real_card():
     # FT-9 with tower_giveable: a give may hand over the tower, which is no real card; the recorder once
     # read the missing card as index 64 and failed (IndexError) on such a step.
-    from agents.random import RandomAgent
-    from train.evaluate.loop import game_seeds, play_games
+    from aerodeck.agents.random import RandomAgent
+    from aerodeck.train.evaluate.loop import game_seeds, play_games
 
     rules = FlightTycoonRules(tower_giveable=True)
     core = FlightTycoonCore(rules, check_actions=False)

@@ -1,5 +1,5 @@
 """Restricted play of Flight Tycoon: a restriction that leaves nothing falls back to the full mask and
-is counted (``agents.restricted``)."""
+is counted (``aerodeck.agents.restricted``)."""
 
 from tests.agents.restricted_play import play
 

@@ -4,8 +4,8 @@ errors that name the option."""
 import numpy as np
 import pytest
 
-from envs.common.bits import unpack_bits
-from envs.flight_tycoon.rules import (
+from aerodeck.envs.common.bits import unpack_bits
+from aerodeck.envs.flight_tycoon.rules import (
     MONTH_BITS, MONTH_CARDS, SQUARE_BITS, SQUARE_CARDS, SQUARE_KIND, SQUARE_MONTHS, SUIT_BITS, TOWER_MEETS,
     FlightTycoonRules, card_name, month_of, suit_of,
 )

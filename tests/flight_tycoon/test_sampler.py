@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from envs.common.batch import sample_legal
-from envs.common.rng import game_keys
-from envs.flight_tycoon.core import FlightTycoonCore
-from envs.flight_tycoon.rules import DISCARD, GIVE, MONTH_CARDS, FlightTycoonRules
+from aerodeck.envs.common.batch import sample_legal
+from aerodeck.envs.common.rng import game_keys
+from aerodeck.envs.flight_tycoon.core import FlightTycoonCore
+from aerodeck.envs.flight_tycoon.rules import DISCARD, GIVE, MONTH_CARDS, FlightTycoonRules
 
 from .helpers import hidden_swap, random_states
 from .test_invariants import _check

@@ -4,11 +4,11 @@ that the core and the reference agree on every field, mask and observation after
 import numpy as np
 import pytest
 
-from envs.common.rng import draw_below, game_key, stream
-from envs.flight_tycoon.actions import request_action
-from envs.flight_tycoon.observation import ObservationLayout
-from envs.flight_tycoon.position import Position
-from envs.flight_tycoon.rules import (
+from aerodeck.envs.common.rng import draw_below, game_key, stream
+from aerodeck.envs.flight_tycoon.actions import request_action
+from aerodeck.envs.flight_tycoon.observation import ObservationLayout
+from aerodeck.envs.flight_tycoon.position import Position
+from aerodeck.envs.flight_tycoon.rules import (
     COLLIDED, DISCARD, GIVE, LANDED, OVER, PASSED, REQUEST, SQUARE_NAMES, FlightTycoonRules,
 )
 

@@ -3,10 +3,10 @@
 
 import numpy as np
 
-from envs.flight_tycoon.rules import FlightTycoonRules
-from train.judge.analysis import _fair_shares
-from train.judge.backends import catalogue
-from train.judge.compare import Question, Table
+from aerodeck.envs.flight_tycoon.rules import FlightTycoonRules
+from aerodeck.train.judge.analysis import _fair_shares
+from aerodeck.train.judge.backends import catalogue
+from aerodeck.train.judge.compare import Question, Table
 
 FT = "flight-tycoon"
 

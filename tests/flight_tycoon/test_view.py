@@ -1,14 +1,14 @@
-"""The look-ahead view (``envs.common.core.View``): observations, masks and determinizations only."""
+"""The look-ahead view (``aerodeck.envs.common.core.View``): observations, masks and determinizations only."""
 
 import numpy as np
 import pytest
 
-import envs
-from envs.common.core import View
-from envs.flight_tycoon.core import FlightTycoonCore
-from envs.flight_tycoon.env import env
-from envs.flight_tycoon.rules import FlightTycoonRules
-from envs.flight_tycoon.view import FlightTycoonView
+from aerodeck import envs
+from aerodeck.envs.common.core import View
+from aerodeck.envs.flight_tycoon.core import FlightTycoonCore
+from aerodeck.envs.flight_tycoon.env import env
+from aerodeck.envs.flight_tycoon.rules import FlightTycoonRules
+from aerodeck.envs.flight_tycoon.view import FlightTycoonView
 
 from .helpers import random_states
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.games import MULTI, SOLO
-from train import cli
+from aerodeck.train import cli
 
 
 @pytest.mark.parametrize("command, named", [
@@ -44,7 +44,7 @@ def test_a_command_line_argparse_cannot_read_keeps_the_usage(capsys, command):
 # gives it 2: the signal sent again must wake the sleep).
 SWALLOWED = textwrap.dedent("""
     import argparse, os, signal, sys, time, weakref
-    from train import cli
+    from aerodeck.train import cli
 
     class Thing:
         pass

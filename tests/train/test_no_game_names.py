@@ -13,7 +13,7 @@ import ast
 
 import pytest
 
-import envs
+from aerodeck import envs
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Every spelling of every registered game's name, lowercase.

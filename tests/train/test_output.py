@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from tests.games import MULTI, SOLO
-from train import cli
-from train.evaluate import bench
-from train.output import MANIFEST, OutputFolder
+from aerodeck.train import cli
+from aerodeck.train.evaluate import bench
+from aerodeck.train.output import MANIFEST, OutputFolder
 
 
 def bench_run(*argv):
@@ -127,7 +127,7 @@ def test_json_and_out_paths_are_checked_before_any_game_is_played(tmp_path, caps
 @pytest.mark.parametrize("signum, status, word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
 def test_a_real_ctrl_c_or_sigterm_mid_run_leaves_nothing_behind(tmp_path, signum, status, word):
     out = tmp_path / "out"
-    proc = subprocess.Popen([sys.executable, "-m", "train.cli", "bench", SOLO.id, "--games", "1000000000000",
+    proc = subprocess.Popen([sys.executable, "-m", "aerodeck", "bench", SOLO.id, "--games", "1000000000000",
                              "--no-progress", "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, cwd=Path(__file__).resolve().parents[2],
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as in a terminal

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-import envs
-from train import cli, run
+from aerodeck import envs
+from aerodeck.train import cli, run
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -10,13 +10,13 @@ import re
 
 import pytest
 
-import envs
-from envs import registry
-from envs.registry import PPO
+from aerodeck import envs
+from aerodeck.envs import registry
+from aerodeck.envs.registry import PPO
 from tests.games import MULTI, SOLO
-from train import cli, run
-from train.evaluate.loop import agent_seed, game_seeds, play_solo
-from train.evaluate.stats import mean_ci
+from aerodeck.train import cli, run
+from aerodeck.train.evaluate.loop import agent_seed, game_seeds, play_solo
+from aerodeck.train.evaluate.stats import mean_ci
 
 
 def test_run_prints_a_summary_and_writes_json(tmp_path, capsys):
@@ -33,7 +33,7 @@ def test_run_prints_a_summary_and_writes_json(tmp_path, capsys):
 
 def test_run_plays_the_shared_loop_and_its_student_t_interval(tmp_path):
     # Before: its own play loop, seeds seed * 2**32 + i and a normal-approximation interval.
-    from agents.random import RandomAgent
+    from aerodeck.agents.random import RandomAgent
 
     out = tmp_path / "summary.json"
     assert cli.main(["run", "--games", "200", "--seed", "5", "--no-progress", "--no-ladder", "--json", str(out)]) == 0
@@ -110,7 +110,7 @@ def table_rules(spec, seats, rules=None):
 def expected(spec, rules=None):
     """``(played rungs, skip messages)`` of ``spec``'s ladder: a rung seating the shipped ppo model is
     skipped, saying why, where that model cannot play the rung's rules."""
-    from agents.ppo import shipped_misfit
+    from aerodeck.agents.ppo import shipped_misfit
 
     played, skips = [], []
     for seats, games in spec.ladder:

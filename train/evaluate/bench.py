@@ -24,18 +24,18 @@ import numpy as np
 from rich.console import Console
 from tqdm.auto import tqdm
 
-import envs
-from agents.registry import agent_names, make_agent, parse_spec
-from agents.self_check import describe
-from envs.common.checks import check_seed
-from train.args import MAX_GAMES, add_rules_arguments, check_games, games_arg, load_rules, seed_arg
-from train.evaluate import report
-from train.watch import replay
-from train.output import OutputFolder
-from train.evaluate.loop import agent_seed, game_seeds, play_games
-from train.watch.replay import Recorder
-from train.evaluate.stats import Moments, against_value, mean_ci
-from train.evaluate.tournament import Ratings, balanced_games, head_to_head, pair_results, schedule
+from aerodeck import envs
+from aerodeck.agents.registry import agent_names, make_agent, parse_spec
+from aerodeck.agents.self_check import describe
+from aerodeck.envs.common.checks import check_seed
+from aerodeck.train.args import MAX_GAMES, add_rules_arguments, check_games, games_arg, load_rules, seed_arg
+from aerodeck.train.evaluate import report
+from aerodeck.train.watch import replay
+from aerodeck.train.output import OutputFolder
+from aerodeck.train.evaluate.loop import agent_seed, game_seeds, play_games
+from aerodeck.train.watch.replay import Recorder
+from aerodeck.train.evaluate.stats import Moments, against_value, mean_ci
+from aerodeck.train.evaluate.tournament import Ratings, balanced_games, head_to_head, pair_results, schedule
 
 #: Games played (and accumulated) at once, at most; a multiple of the batch size is used.
 CHUNK = 1 << 16
@@ -225,7 +225,7 @@ def bench_solo(spec, rules, names, agents, counts, seed, *, batch_size=4096, pro
     Game i has the same seed for every agent, so two agents are compared on the games both played
     (paired differences). ``table``: a ``csv.writer`` for one row per game (the first
     ``report.CSV_GAMES``): its seed and each agent's score. ``recorders``: agent name -> a
-    ``train.watch.replay.Recorder`` of its first games.
+    ``aerodeck.train.watch.replay.Recorder`` of its first games.
     """
     core = spec.make_core(rules, check_actions=False)  # play_games checks every action
     total = max(counts)
@@ -292,9 +292,9 @@ def bench_tournament(spec, rules, names, agents, n_games, seed, *, batch_size=40
     """A seat-rotated tournament of ``n_games`` games (rounded up to balance seats); the report dictionary.
 
     ``lineup`` (agent index per seat, optional) fixes the table, rotated over the seats; by default
-    the agents are cycled over the seats and rotated (:func:`train.evaluate.tournament.seat_rotation`).
+    the agents are cycled over the seats and rotated (:func:`aerodeck.train.evaluate.tournament.seat_rotation`).
     ``table``: a ``csv.writer`` for one row per game (the first ``report.CSV_GAMES``): its seed and
-    each seat's agent, score and win share. ``recorder``: a ``train.watch.replay.Recorder`` of the first games.
+    each seat's agent, score and win share. ``recorder``: a ``aerodeck.train.watch.replay.Recorder`` of the first games.
     """
     core = spec.make_core(rules, check_actions=False)  # play_games checks every action
     n, A = core.n_players, len(agents)

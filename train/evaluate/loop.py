@@ -1,7 +1,7 @@
 """Playing many games to the end on the batched cores, with a progress bar.
 
 The one place where batches of games are run to completion: ``aerodeck run``, ``bench`` and the
-rule-evaluation tools all call these functions. Only the core protocol (``envs.common.core.Core``)
+rule-evaluation tools all call these functions. Only the core protocol (``aerodeck.envs.common.core.Core``)
 is used, so every registered game plays here; a game's own end-of-game figures come from its
 registry entry (``GameSpec.summary``), its look-ahead view from ``GameSpec.make_view``.
 """
@@ -13,10 +13,10 @@ import contextlib
 import numpy as np
 from tqdm.auto import tqdm
 
-from agents.base import act
-from agents.streams import decision_keys
-from envs.common.rng import game_seeds  # noqa: F401  (the deals of a run, for the tools that play them)
-from envs.common.checks import MAX_SEED, IllegalActionError, check_actions, check_seed, check_seeds
+from aerodeck.agents.base import act
+from aerodeck.agents.streams import decision_keys
+from aerodeck.envs.common.rng import game_seeds  # noqa: F401  (the deals of a run, for the tools that play them)
+from aerodeck.envs.common.checks import MAX_SEED, IllegalActionError, check_actions, check_seed, check_seeds
 
 
 def agent_seed(seed: int, index: int) -> int:
@@ -41,13 +41,13 @@ def play_games(core, agents, seeds, lineups=None, *, batch_size: int = 4096, pro
                summary=None, observers=()) -> dict:
     """Play one game per seed to the end, seat ``s`` of game ``i`` played by ``agents[lineups[i, s]]``.
 
-    ``core``: a batched core (``envs.common.core.Core``); ``agents``: :class:`agents.base.Agent`\\ s;
+    ``core``: a batched core (``aerodeck.envs.common.core.Core``); ``agents``: :class:`aerodeck.agents.base.Agent`\\ s;
     ``seeds``: integers ``(G,)``; ``lineups``: integers ``(G, n)``, the agent of each seat (default:
     ``agents[0]`` in every seat). Each agent acts on all the games where one of its seats is to
     decide, in one batch. ``batch_size`` games are played at once and the batch stays full: a finished
     game's row is dealt the next game of the run at once (from games dealt ahead, one ``core.init``
     per ``batch_size`` games), until no game is left to deal.
-    Every agent draws its random choices from decision keys (``agents.streams.decision_keys``: the
+    Every agent draws its random choices from decision keys (``aerodeck.agents.streams.decision_keys``: the
     game's seed, the agent's key, the game's decision number), so each game's play — and so every
     output — is the same for any ``batch_size``, any split of the seeds into calls, any place of the
     game in the batch.
@@ -55,7 +55,7 @@ def play_games(core, agents, seeds, lineups=None, *, batch_size: int = 4096, pro
     with ``needs_view``; ``summary(core, state)`` (``GameSpec.summary``) the game's own figures of
     finished games (default: the score is the sum of a seat's rewards, the standing the score).
     Every action is checked against the legal mask (:func:`legal`), so ``core`` may be built with
-    ``check_actions=False``. ``observers`` (e.g. a metric recorder, ``envs.common.metrics``) watch
+    ``check_actions=False``. ``observers`` (e.g. a metric recorder, ``aerodeck.envs.common.metrics``) watch
     the play: ``on_start(core, state, games)`` when games are dealt — ``state`` holds just those games,
     ``games`` (integers) their numbers (0 … G−1), called again for each refill — and ``on_step(core,
     state, actions, rewards, games)`` after each step, ``games`` being the numbers of the state's rows
@@ -157,7 +157,7 @@ def _add_tallies(tallies: dict, figures: dict) -> None:
 def decide(agent, observations, masks, view, seeds, decisions) -> np.ndarray:
     """``agent``'s actions (``int64 (R,)``) in R games seeded ``seeds`` (``uint64 (R,)``) at their decision
     number ``decisions`` (``int64 (R,)``): the agent gets the decision keys of those games
-    (``agents.streams.decision_keys``) if its ``act`` takes keys."""
+    (``aerodeck.agents.streams.decision_keys``) if its ``act`` takes keys."""
     keys = decision_keys(agent.key, seeds, decisions) if getattr(agent, "takes_keys", False) else None
     return act(agent, observations, masks, view, keys)
 

@@ -1,7 +1,7 @@
 """Report files and tables of ``aerodeck bench``: JSON, the per-game CSV, PNG plots, rich tables.
 
 Everything here writes into the folder it is given (a run's temporary folder,
-:class:`train.output.OutputFolder`); a bench result says whether it is a solo game (``players`` 1:
+:class:`aerodeck.train.output.OutputFolder`); a bench result says whether it is a solo game (``players`` 1:
 scores on the same deals) or a tournament, so no game is named here.
 """
 

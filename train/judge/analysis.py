@@ -1,6 +1,6 @@
 """The statistics of a rule comparison: from the per-game figures of every (variant, table) cell to the
 estimates, the paired differences, the fair-share tests, the judges' agreement and the A/A check that
-``train.judge.designer_report`` writes up.
+``aerodeck.train.judge.designer_report`` writes up.
 
 - Every metric of every cell gets its value with a 95% interval that respects its range: a Wilson
   interval for a share of games, a bootstrap over games for a rate (a ratio of counts: both stay inside
@@ -21,9 +21,9 @@ import zlib
 
 import numpy as np
 
-import envs
-from train.judge import significance as sig
-from train.judge.backends import catalogue
+from aerodeck import envs
+from aerodeck.train.judge import significance as sig
+from aerodeck.train.judge.backends import catalogue
 
 #: The level of every interval and the threshold of every verdict (on the Holm-adjusted p-value).
 ALPHA = 0.05

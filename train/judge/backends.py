@@ -2,9 +2,9 @@
 
 The games of each cell — one rules variant played by one table of agents — are split into chunks by
 game index (``chunk`` games each). A chunk is a self-contained task: game i's seed depends only on
-(run seed, i) (:func:`train.evaluate.loop.game_seeds`), the agents are seeded from (run seed, agent
-index) (:func:`train.evaluate.loop.agent_seed`) and draw every random choice from the key of (game
-seed, agent, decision) (``agents.streams``) — never from the chunk, the worker, the batch or the order
+(run seed, i) (:func:`aerodeck.train.evaluate.loop.game_seeds`), the agents are seeded from (run seed, agent
+index) (:func:`aerodeck.train.evaluate.loop.agent_seed`) and draw every random choice from the key of (game
+seed, agent, decision) (``aerodeck.agents.streams``) — never from the chunk, the worker, the batch or the order
 in which tasks run. So a game is played the same way for any ``--chunk``, backend or worker count;
 the results are put back in task order, and every output is the same, byte for byte.
 """
@@ -18,9 +18,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-import envs
-from envs.common.metrics import Catalogue
-from train.evaluate.tournament import lineup_rotation
+from aerodeck import envs
+from aerodeck.envs.common.metrics import Catalogue
+from aerodeck.train.evaluate.tournament import lineup_rotation
 
 #: Games per task (and per batch stepped at once) unless told otherwise.
 CHUNK = 4096
@@ -79,11 +79,11 @@ def tasks_of(game: str, cells: Sequence[Cell], n_games: int, seed: int, chunk: i
 def play_task(task: Task) -> dict:
     """Play one task; its metrics' ``(numerator, denominator)`` arrays ``float64 (count, width)`` under
     ``"metrics"``, under ``"restricted"`` per restricted agent ``[decisions, fallbacks]``, under
-    ``"replays"`` the replay records (``train.watch.replay.GameRecord``) of its games below ``task.save``."""
-    from agents.registry import make_agent
-    from agents.restricted import RestrictedAgent
-    from train.evaluate.loop import agent_seed, game_seeds, play_games
-    from train.watch.replay import Recorder
+    ``"replays"`` the replay records (``aerodeck.train.watch.replay.GameRecord``) of its games below ``task.save``."""
+    from aerodeck.agents.registry import make_agent
+    from aerodeck.agents.restricted import RestrictedAgent
+    from aerodeck.train.evaluate.loop import agent_seed, game_seeds, play_games
+    from aerodeck.train.watch.replay import Recorder
 
     spec = envs.spec(task.game)
     cell = task.cell

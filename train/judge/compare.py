@@ -34,12 +34,12 @@ from pathlib import Path
 
 import numpy as np
 
-import envs
-from agents.registry import parse_spec
-from agents.restricted import NAME as RESTRICTED
-from train.judge.analysis import analyse
-from train.judge.backends import BACKENDS, CHUNK, Cell, catalogue, make_backend, merge, tasks_of
-from train.args import games_arg, seed_arg
+from aerodeck import envs
+from aerodeck.agents.registry import parse_spec
+from aerodeck.agents.restricted import NAME as RESTRICTED
+from aerodeck.train.judge.analysis import analyse
+from aerodeck.train.judge.backends import BACKENDS, CHUNK, Cell, catalogue, make_backend, merge, tasks_of
+from aerodeck.train.args import games_arg, seed_arg
 
 #: The name of the base variant when none is named.
 BASE = "base"
@@ -251,7 +251,7 @@ def check_memory(question: Question) -> None:
 
 def make_agents_once(question: Question) -> None:
     """Build every agent of the question once (agent specs and their knobs checked before any game)."""
-    from agents.registry import make_agent
+    from aerodeck.agents.registry import make_agent
 
     for cell in question.cells():
         for a in cell.agents:
@@ -263,7 +263,7 @@ def make_agents_once(question: Question) -> None:
 def play(question: Question, backend, chunk: int = CHUNK, progress: bool = True, save: int = 0,
          timings: dict | None = None) -> dict:
     """Play every cell of ``question`` on ``backend`` (recording each cell's first ``save`` games), table
-    by table; per ``(variant, table)`` the merged results (``train.judge.backends.merge``). Each variant
+    by table; per ``(variant, table)`` the merged results (``aerodeck.train.judge.backends.merge``). Each variant
     plays games from its offset (``Question.offsets``) on. ``timings``, if given, receives each table's
     wall time in seconds (what each judge cost)."""
     from tqdm.auto import tqdm
@@ -289,7 +289,7 @@ def play(question: Question, backend, chunk: int = CHUNK, progress: bool = True,
 
 def per_game_rows(question: Question, cells: dict):
     """``games.csv`` rows: variant, table, game, seed and each plain metric's value (empty where undefined)."""
-    from train.evaluate.loop import game_seeds
+    from aerodeck.train.evaluate.loop import game_seeds
 
     cat = catalogue(question.game)
     plain = [m for m in cat.metrics if m.width == 1]
@@ -377,7 +377,7 @@ def common_setup(args, variants: dict[str, object], command: str, search: bool =
     """From the parsed options and the variants (the base first): the question, the backend and the
     output folder — every input checked before any game is played (``search``: see
     :func:`check_question`)."""
-    from train.output import OutputFolder
+    from aerodeck.train.output import OutputFolder
 
     spec = envs.spec(args.game)
     if args.chunk < 1:
@@ -416,7 +416,7 @@ def run_question(question: Question, backend, out, args, extra=None) -> dict:
         analysis = report_into(folder, question, backend, args.chunk, not args.no_progress, extra, args.save_games or 0,
                                timings)
     seconds = time.perf_counter() - start
-    from train.judge import designer_report
+    from aerodeck.train.judge import designer_report
 
     designer_report.print_verdicts(analysis)
     print("what each table cost (wall time, all its variants; also in timings.json): "
@@ -433,8 +433,8 @@ def report_into(folder: Path, question: Question, backend, chunk: int = CHUNK, p
     (``replays/<variant>--<table>.jsonl``, read by ``aerodeck replay``); returns the analysis (``extra``
     added to it; a callable ``extra`` is given the analysis first). ``timings`` (a dict) receives each table's wall time, also written to ``timings.json``
     — the one file that differs from run to run (report.md and results.json hold no timing)."""
-    from train.judge import designer_report
-    from train.watch import replay
+    from aerodeck.train.judge import designer_report
+    from aerodeck.train.watch import replay
 
     timings = {} if timings is None else timings
     cells = play(question, backend, chunk, progress, save, timings)
@@ -456,8 +456,8 @@ def retrain(question: Question, steps: int, config: Path | None, folder: Path, p
     """A PPO agent trained per variant for ``steps`` steps on that variant's rules (``aerodeck train``,
     with ``config`` if given), added as the table ``ppo (retrained)``: each variant plays its own model;
     the report says which model was trained on which rules."""
-    from train.learn.config import load_config
-    from train.learn.train import train
+    from aerodeck.train.learn.config import load_config
+    from aerodeck.train.learn.train import train
 
     trained: dict[str, dict[str, tuple[str, ...]]] = {}
     table = Table("ppo (retrained)", ("ppo",), judge=True, extra=True)

@@ -1,5 +1,5 @@
 """The designer's report of ``aerodeck compare / sweep / tune``: ``report.md``, PNG plots,
-``results.json``, ``games.csv`` and ``variants.toml``, from an analysis (``train.judge.compare.analyse``).
+``results.json``, ``games.csv`` and ``variants.toml``, from an analysis (``aerodeck.train.judge.compare.analyse``).
 
 Everything written is a function of the analysis, which is a function of the seed: the same seed gives
 the same files, numbers exactly (no timings, no dates).
@@ -19,13 +19,13 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from train.judge.wording import comparison_name, comparison_values, correlation_text, interval, main_comparisons, number, p_text, percent, relative  # noqa: E402
+from aerodeck.train.judge.wording import comparison_name, comparison_values, correlation_text, interval, main_comparisons, number, p_text, percent, relative  # noqa: E402
 
 # --- files -----------------------------------------------------------------------------------------
 
 def write(folder: Path, analysis: dict, rows: tuple[list, list]) -> None:
     """Write every file of the report into ``folder`` (an empty folder being filled: see
-    ``train.output.OutputFolder.writing``)."""
+    ``aerodeck.train.output.OutputFolder.writing``)."""
     folder = Path(folder)
     (folder / "results.json").write_text(json.dumps(analysis, indent=1, default=_json) + "\n", encoding="utf-8")
     header, body = rows
@@ -36,7 +36,7 @@ def write(folder: Path, analysis: dict, rows: tuple[list, list]) -> None:
     (folder / "games.csv").write_text(buf.getvalue(), encoding="utf-8")
     (folder / "variants.toml").write_text(variants_toml(analysis), encoding="utf-8")
     plots = draw(folder, analysis)
-    from train.judge.report_markdown import markdown
+    from aerodeck.train.judge.report_markdown import markdown
 
     (folder / "report.md").write_text(markdown(analysis, plots), encoding="utf-8")
 

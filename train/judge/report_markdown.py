@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import math
 
-from train.judge.analysis import ALPHA
-from train.judge.wording import (
+from aerodeck.train.judge.analysis import ALPHA
+from aerodeck.train.judge.wording import (
     MAX_TABLE_COLUMNS, comparison_name, comparison_values, correlation_text, interval, main_comparisons, number,
     p_text, percent, relative,
 )

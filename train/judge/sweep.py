@@ -17,8 +17,8 @@ import argparse
 import dataclasses
 import itertools
 
-import envs
-from train.judge import compare
+from aerodeck import envs
+from aerodeck.train.judge import compare
 
 
 def add_parser(sub) -> None:

@@ -27,9 +27,9 @@ import math
 import re
 import signal
 
-import envs
-from train.judge import compare
-from train.judge.backends import catalogue
+from aerodeck import envs
+from aerodeck.train.judge import compare
+from aerodeck.train.judge.backends import catalogue
 
 #: How far outside a ``--keep`` bound counts, against distance to the target.
 PENALTY = 1000.0
@@ -275,7 +275,7 @@ def confirmation(analysis: dict, target: Goal, keeps: list[Goal], best_trial: di
     warnings when the target is missed, a bound broken, or the tuned variant not detectably different
     from the base in the target metric. Returns ``verdict``, ``warnings``, ``confirmed`` (metric ->
     estimate) and ``best_trial`` (metric -> the best trial's value on its own games)."""
-    from train.judge.wording import interval, number
+    from aerodeck.train.judge.wording import interval, number
 
     confirmed, warnings = {}, []
     est, table = measured_estimate(analysis, "tuned", target.metric)

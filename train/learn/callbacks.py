@@ -14,7 +14,7 @@ UPDATE_GUESS = 1
 
 
 class RunCallbacks(BaseCallback):
-    """The callbacks of a run (``run``: a ``train.learn.run.Run``; ``venv``: its ``learner_env``; ``league``:
+    """The callbacks of a run (``run``: a ``aerodeck.train.learn.run.Run``; ``venv``: its ``learner_env``; ``league``:
     its ``League`` or ``None``), in one object so their order stays visible. Everything they learn goes
     into ``run`` through its methods."""
 

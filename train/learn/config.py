@@ -25,7 +25,7 @@ import typing
 from collections.abc import Callable
 from pathlib import Path
 
-from train.learn.league import SAMPLINGS
+from aerodeck.train.learn.league import SAMPLINGS
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,14 +62,14 @@ WIDTHS = Allowed("a non-empty list of positive layer widths", lambda v: len(v) >
 
 def _prior_ties() -> Allowed:
     def choices():
-        from agents.ppo import PRIOR_TIES
+        from aerodeck.agents.ppo import PRIOR_TIES
         return PRIOR_TIES
     return Allowed(lambda: "one of " + ", ".join(repr(c) for c in choices()), lambda v: v in choices())
 
 
 def _prior_ranks() -> Allowed:
     def top():
-        from agents.ppo import RANK_STEP
+        from aerodeck.agents.ppo import RANK_STEP
         return int(1 / RANK_STEP) - 1
     return Allowed(lambda: f"from 0 to {top()}", lambda v: 0 <= v <= top())
 
@@ -336,7 +336,7 @@ def read_toml(path: Path, what: str = "config file") -> dict:
 def default_config(game_id: str) -> Config:
     """The defaults of ``game_id``: its ``GameSpec.training_config`` over the fields' defaults, with a
     ``[league]`` for a multi-player game."""
-    import envs
+    from aerodeck import envs
 
     game = envs.spec(game_id)
     base = Config(league=None if game.solo else LeagueConfig())
@@ -347,7 +347,7 @@ def default_config(game_id: str) -> Config:
 def load_config(game_id: str, path: Path | None = None, general: bool = False) -> Config:
     """The config of a run: the game's defaults, with ``general`` its rule-general config
     (``GameSpec.general_config``) over them, then the tables of the TOML file ``path``."""
-    import envs
+    from aerodeck import envs
 
     config = default_config(game_id)
     if general:

@@ -26,11 +26,11 @@ import json
 import sys
 from pathlib import Path
 
-import envs
-from envs.common import rng
-from train.learn.budget import Budget, Clock
-from train.learn.config import Config, default_config, merge, model_file
-from train.learn.run import check_new_out, execute, new_run, resume_command, resumed_run
+from aerodeck import envs
+from aerodeck.envs.common import rng
+from aerodeck.train.learn.budget import Budget, Clock
+from aerodeck.train.learn.config import Config, default_config, merge, model_file
+from aerodeck.train.learn.run import check_new_out, execute, new_run, resume_command, resumed_run
 
 PLAN = "iterate.json"
 ROUNDS = "rounds.csv"
@@ -114,7 +114,7 @@ def _finished(out: Path) -> set[int]:
 
 def _teacher(spec: str, guide: str) -> str:
     """The config's teacher spec with ``guide=`` the model (it must be the game's search agent)."""
-    from agents.registry import parse_spec
+    from aerodeck.agents.registry import parse_spec
 
     name, params = parse_spec(spec)
     if name != "search":
@@ -127,7 +127,7 @@ def _teacher(spec: str, guide: str) -> str:
 
 
 def _shipped(game, rules, config: Config) -> Path:
-    from agents.ppo import shipped_path
+    from aerodeck.agents.ppo import shipped_path
 
     return shipped_path(game, rules, general=bool(config.variants.ranges))
 
@@ -139,7 +139,7 @@ def _round_seed(seed: int, r: int) -> int:
 
 def _record(out: Path, r: int, guide: str, folder: Path) -> None:
     """Append round r's row to ``rounds.csv``: its guide and its best model's evaluation (``best.json``)."""
-    from agents.ppo import read_sidecar
+    from aerodeck.agents.ppo import read_sidecar
 
     best = read_sidecar(folder / "best.zip")
     ev = best.get("evaluation") or {}

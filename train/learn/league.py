@@ -53,13 +53,13 @@ class League:
     """The opponent pool of one run (see the module docstring).
 
     ``game``: the ``GameSpec``; ``rules``: the rules object; ``config``: the ``[league]`` section
-    (``train.learn.config.LeagueConfig``: ``snapshot_every``, ``pool_size``, ``sampling``, ``power``,
+    (``aerodeck.train.learn.config.LeagueConfig``: ``snapshot_every``, ``pool_size``, ``sampling``, ``power``,
     ``window``, and the weights ``self``, ``heuristic``, ``random``); ``seed``: the run's seed. ``inputs``: what the snapshots' policies read
-    (``agents.ppo.INPUTS``).
+    (``aerodeck.agents.ppo.INPUTS``).
     """
 
     def __init__(self, game, rules, config, seed: int, inputs: str = "observation") -> None:
-        from agents.registry import make_agent
+        from aerodeck.agents.registry import make_agent
 
         if sum(config.weight(kind) for kind in KINDS) <= 0:
             raise ValueError(f"[league] the weights {', '.join(KINDS)} must not all be 0")
@@ -85,7 +85,7 @@ class League:
     def add_snapshot(self, policy, steps: int) -> Member | None:
         """Freeze a copy of the learner's ``policy`` (taken at ``steps``) into the pool; the oldest
         snapshot leaves when more than ``pool_size`` are active. Nothing when ``self`` weighs 0."""
-        from agents.ppo import PPOAgent
+        from aerodeck.agents.ppo import PPOAgent
 
         if self.config.weight("self") <= 0:
             return None

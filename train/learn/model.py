@@ -13,7 +13,7 @@ import numpy as np
 
 
 def learner_env(venv, inputs):
-    """The VecEnv PPO learns on: ``venv`` as the policy reads it (``inputs``, an ``agents.ppo.Inputs``:
+    """The VecEnv PPO learns on: ``venv`` as the policy reads it (``inputs``, an ``aerodeck.agents.ppo.Inputs``:
     the observation, then perhaps the mask and a prior's preferences) and timed (``env_seconds``: the
     seconds spent stepping it and building those inputs, for the throughput figures)."""
     import gymnasium
@@ -76,7 +76,7 @@ def new_model(venv, config, inputs, seed: int):
     import torch
     from sb3_contrib import MaskablePPO
 
-    from agents.ppo import PriorPolicy, game_of
+    from aerodeck.agents.ppo import PriorPolicy, game_of
 
     policy = config.policy
     arch = list(policy.net_arch)
@@ -99,12 +99,12 @@ def init_from(model, path, inputs, game, rules) -> None:
     ``inputs`` under ``rules``): the same network widths and the same kind of inputs are required
     (``ValueError`` naming what differs). A source trained on one rules set may start a rule-general
     policy: its inputs go to their places in the family layout (observation blocks and actions matched
-    as ``agents.variants.Embedding`` does) and the new inputs (the rule features, the family's extra
+    as ``aerodeck.agents.variants.Embedding`` does) and the new inputs (the rule features, the family's extra
     entries and actions) start at weight 0. A rule-general source starts only a run over the same variant
     space, weight for weight."""
     import torch
 
-    from agents.ppo import load_model
+    from aerodeck.agents.ppo import load_model
 
     source = load_model(path, rules if inputs.variants is None else None)
     src, dst = source.policy, model.policy
@@ -186,8 +186,8 @@ def evaluate(game, rules, agent, games: int, seed: int) -> dict:
     and ``difference``, the agent minus the opponent on the same deals (bench's paired comparison).
     Multi-player games: a seat-rotated table of the agent and n−1 opponents; ``value`` is the agent's win
     rate (fair share 1/n) with its interval."""
-    from agents.registry import make_agent
-    from train.evaluate.bench import bench_solo, bench_tournament
+    from aerodeck.agents.registry import make_agent
+    from aerodeck.train.evaluate.bench import bench_solo, bench_tournament
 
     opponent = make_agent(game.id, game.opponent, rules, seed=seed + 1)
     if game.solo:  # the opponent first: bench compares each later agent with it (later − earlier)
@@ -208,8 +208,8 @@ def evaluate(game, rules, agent, games: int, seed: int) -> dict:
 
 def save_model(model, path: Path, sidecar: dict) -> None:
     """Write the SB3 zip ``path`` and its sidecar JSON, each atomically (a temporary file, then renamed)."""
-    from agents.ppo import sidecar_path
-    from train.output import write_file
+    from aerodeck.agents.ppo import sidecar_path
+    from aerodeck.train.output import write_file
 
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.partial")
@@ -228,7 +228,7 @@ def export_model(source, target) -> None:
     models in ``agents/models/`` are made from a run's ``best.zip``)."""
     from sb3_contrib import MaskablePPO
 
-    from agents.ppo import read_sidecar
+    from aerodeck.agents.ppo import read_sidecar
 
     source, target = Path(source), Path(target)
     model = MaskablePPO.load(source, device="cpu", custom_objects={"lr_schedule": lambda _: 0.0,

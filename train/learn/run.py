@@ -1,9 +1,9 @@
 """One training run, step by step: :func:`execute` runs the steps of a :class:`Run` (made by
 :func:`new_run` or :func:`resumed_run`), each one call, each announced:
 
-1. the run — game, rules, config (``train.learn.config``), budget (``train.learn.budget``), output folder;
+1. the run — game, rules, config (``aerodeck.train.learn.config``), budget (``aerodeck.train.learn.budget``), output folder;
 2. the environments — the game's SB3 ``VecEnv`` as the policy reads it; in a multi-player game the
-   learner plays one seat (rotated) against the league (``train.learn.league``);
+   learner plays one seat (rotated) against the league (``aerodeck.train.learn.league``);
 3. the model — a new MaskablePPO, or the run's ``last.zip`` (``--resume``; read before anything is written);
 4. the plan — the budget's share for each stage, announced;
 5. the warm start — the teacher's games (played, or a saved ``warm_start.npz``) and behaviour cloning;
@@ -22,10 +22,10 @@ import shlex
 import sys
 from pathlib import Path
 
-import envs
-from train.learn import budget as budgets
-from train.learn.budget import Budget, Clock, Plan
-from train.learn.config import Config, default_config, merge, model_file
+from aerodeck import envs
+from aerodeck.train.learn import budget as budgets
+from aerodeck.train.learn.budget import Budget, Clock, Plan
+from aerodeck.train.learn.config import Config, default_config, merge, model_file
 
 #: Deals of the two evaluations that measure what a ``--minutes`` run's evaluations cost (after one of
 #: the first size that warms up what is built once).
@@ -63,7 +63,7 @@ class Run:
     warm_start: dict | None = None
     core: object = None
     inputs: object = None
-    #: The rule variants of a rule-general run (``agents.variants.VariantSpace``), else ``None``.
+    #: The rule variants of a rule-general run (``aerodeck.agents.variants.VariantSpace``), else ``None``.
     space: object = None
     plan: Plan | None = None
     best: float = -math.inf
@@ -101,7 +101,7 @@ class Run:
 
     def sidecar(self, model) -> dict:
         """The sidecar of a model saved now (docs/training.md)."""
-        from agents.ppo import layout_of, package_version
+        from aerodeck.agents.ppo import layout_of, package_version
 
         return {
             "game": self.game.id, "rules": self.rules.to_dict(), "layout": layout_of(self.core),
@@ -114,7 +114,7 @@ class Run:
 
     def checkpoint(self, model, also_numbered: bool = False) -> None:
         """Save ``last.zip`` (and ``checkpoints/step-N.zip``); the first checkpoint publishes the folder."""
-        from train.learn.model import save_model
+        from aerodeck.train.learn.model import save_model
 
         if also_numbered:
             save_model(model, self.folder / "checkpoints" / f"step-{model.num_timesteps}.zip", self.sidecar(model))
@@ -142,12 +142,12 @@ class Run:
     def evaluation_of(self, policy, inputs, deals: int) -> dict:
         """The run's evaluation of ``policy``'s greedy play on ``deals`` deals of ``[train] eval_seed``: on
         the run's rules, or for a rule-general run on them and its evaluation variants
-        (``train.learn.variants.evaluate_general``)."""
-        from agents.ppo import PPOAgent
-        from train.learn.model import evaluate
+        (``aerodeck.train.learn.variants.evaluate_general``)."""
+        from aerodeck.agents.ppo import PPOAgent
+        from aerodeck.train.learn.model import evaluate
 
         if self.space is not None:
-            from train.learn.variants import evaluate_general
+            from aerodeck.train.learn.variants import evaluate_general
 
             return evaluate_general(self, policy, inputs, deals, self.config.train.eval_seed)
         agent = PPOAgent.from_policy(policy, self.rules, inputs, deterministic=True)
@@ -155,8 +155,8 @@ class Run:
 
     def evaluate(self, model, inputs) -> dict:
         """Evaluate ``model``'s greedy policy now; note it in ``evaluations.csv``, keep ``best.zip``."""
-        from train.learn.callbacks import append_evaluation
-        from train.learn.model import save_model
+        from aerodeck.train.learn.callbacks import append_evaluation
+        from aerodeck.train.learn.model import save_model
 
         began = self.clock.now()
         result = self.evaluation_of(model.policy, inputs, self.plan.eval_games)
@@ -182,7 +182,7 @@ class Run:
         if self.resumed:
             yield
             return
-        from train.output import OutputFolder, write_file
+        from aerodeck.train.output import OutputFolder, write_file
 
         with OutputFolder(self.out, command=self.command).staged() as staging:
             self.staging = staging
@@ -215,7 +215,7 @@ def resume_command(game_id: str, out: Path, threads: int | None = None) -> str:
 
 def check_new_out(out: Path) -> None:
     """Refuse an output folder a new run cannot use: a file, or a folder that holds anything."""
-    from train.output import OutputFolder
+    from aerodeck.train.output import OutputFolder
 
     if out.is_file():
         raise ValueError(f"output folder {str(out)!r} is a file")
@@ -241,7 +241,7 @@ def resumed_run(game_id: str, out: Path, steps: int | None, minutes: float | Non
                 command: str = "", progress: bool = True, threads: int | None = None, clock: Clock | None = None) -> Run:
     """Step 1 of a resumed run: the run in ``out``, from its ``last.zip`` and sidecar, continued to its
     total (or ``steps``/``minutes`` more). Reads and writes nothing else."""
-    from agents.ppo import read_sidecar
+    from aerodeck.agents.ppo import read_sidecar
 
     game = envs.spec(game_id)
     last = Path(out) / "last.zip"
@@ -275,13 +275,13 @@ def resumed_run(game_id: str, out: Path, steps: int | None, minutes: float | Non
 
 def make_envs(run: Run):
     """Step 2: the VecEnv PPO learns on (``learner_env``) and the league (``None`` in a solo game)."""
-    from agents.ppo import Inputs
-    from train.learn.model import learner_env
+    from aerodeck.agents.ppo import Inputs
+    from aerodeck.train.learn.model import learner_env
 
     policy = run.config.policy
     space = None
     if run.config.variants.ranges:  # a rule-general run (train/learn/variants.py)
-        from agents.variants import VariantSpace
+        from aerodeck.agents.variants import VariantSpace
 
         space = run.space = VariantSpace(run.game, run.config.variants.ranges, base=run.rules)
     run.core = run.game.make_core(run.rules if space is None else space.family)
@@ -289,7 +289,7 @@ def make_envs(run: Run):
                              policy.prior_ties, policy.prior_ranks, variants=space)
     env_seed = (run.seed + run.steps_before) % 2**63  # a resumed run deals new games
     if space is not None:
-        from train.learn.variants import VariantsEnv
+        from aerodeck.train.learn.variants import VariantsEnv
 
         venv = VariantsEnv(run, space, run.config.train.num_envs, env_seed)
         run.say(f"rule-general: {space.describe()} (the rest as {run.rules.label()}); "
@@ -297,7 +297,7 @@ def make_envs(run: Run):
         return venv, venv.league
     league, options = None, {}
     if run.config.league is not None and not run.game.solo:
-        from train.learn.league import League
+        from aerodeck.train.learn.league import League
 
         league = League(run.game, run.rules, run.config.league, run.seed, run.inputs)
         options = {"opponents": league.opponents, "assign": league.assign}
@@ -311,13 +311,13 @@ def make_envs(run: Run):
 def make_model(run: Run, venv):
     """Step 3: a new MaskablePPO, or the resumed run's ``last.zip`` (``ValueError`` in one line if it
     cannot be loaded; nothing is written)."""
-    from train.learn.model import new_model, resumed_model
+    from aerodeck.train.learn.model import new_model, resumed_model
 
     if run.resumed:
         return resumed_model(run.out / "last.zip", venv, run.config)
     model = new_model(venv, run.config, run.inputs, run.seed)
     if run.config.policy.init:
-        from train.learn.model import init_from
+        from aerodeck.train.learn.model import init_from
 
         init_from(model, model_file(run.config.policy.init), run.inputs, run.game, run.rules)
         run.say(f"the policy starts from the weights of {run.config.policy.init}")
@@ -328,10 +328,10 @@ def make_model(run: Run, venv):
 
 
 def make_plan(run: Run, model, venv):
-    """Step 4: the budget's shares (``train.learn.budget``) in ``run.plan``, announced; under ``--minutes``
+    """Step 4: the budget's shares (``aerodeck.train.learn.budget``) in ``run.plan``, announced; under ``--minutes``
     the teacher's first chunk, two small evaluations and a few PPO steps measure how fast they play.
     Returns the model (a new one if its rollouts had to be shortened to fit the budget)."""
-    from train.learn.warm_start import check_more_decisions
+    from aerodeck.train.learn.warm_start import check_more_decisions
 
     warm = run.config.warm_start
     warm_games = 0 if run.resumed else warm.games
@@ -358,7 +358,7 @@ def fit_rollout_to_time(run: Run, model, venv):
     """``model``, or a new one with shorter rollouts (``[ppo] n_steps``) when :data:`UPDATES` rollouts of
     the config's length would not fit PPO's share of a ``--minutes`` budget (a few steps measure the pace;
     the change is announced and kept in the config)."""
-    from train.learn.model import new_model
+    from aerodeck.train.learn.model import new_model
 
     obs = venv.reset()
     for i in range(PACE_STEPS + 1):
@@ -383,7 +383,7 @@ def fit_rollout_to_time(run: Run, model, venv):
 def measure_teacher(run: Run) -> float:
     """Play the teacher's first chunk (kept for the warm start); its games per second, for the processes
     the config gives."""
-    from train.learn.warm_start import teacher_chunk
+    from aerodeck.train.learn.warm_start import teacher_chunk
 
     warm = run.config.warm_start
     count = min(TEACHER_PROBE, warm.play_batch, warm.games)
@@ -417,7 +417,7 @@ def measure_evaluation(run: Run, model, inputs) -> tuple[float, float]:
 def warm_start(run: Run, model) -> None:
     """Step 5: the teacher's games and behaviour cloning, inside the warm start's share; then the first
     checkpoint, which publishes the run's folder."""
-    from train.learn.warm_start import clone, held_out_text
+    from aerodeck.train.learn.warm_start import clone, held_out_text
 
     plan = run.plan
     if plan.teacher_games:
@@ -459,7 +459,7 @@ def warm_start(run: Run, model) -> None:
 
 def teacher_meta(run: Run) -> dict:
     """What made the run's teacher decisions (kept in ``warm_start.npz``; a saved file must match it)."""
-    from agents.ppo import layout_of
+    from aerodeck.agents.ppo import layout_of
 
     warm = run.config.warm_start
     return {"game": run.game.id, "rules": run.rules.to_dict(), "layout": layout_of(run.core), "teacher": warm.teacher,
@@ -473,7 +473,7 @@ def teacher_data(run: Run) -> tuple[dict, float]:
     ``[warm_start] also`` names, added (not saved again, their seconds not counted)."""
     from tqdm.auto import tqdm
 
-    from train.learn import warm_start as ws
+    from aerodeck.train.learn import warm_start as ws
 
     warm, plan = run.config.warm_start, run.plan
     meta = teacher_meta(run)
@@ -509,7 +509,7 @@ def teacher_data(run: Run) -> tuple[dict, float]:
 def learn(run: Run, model, venv, league) -> None:
     """Step 6: PPO until the session's steps or deadline, with evaluations, the best model and
     checkpoints. Ctrl-C (or SIGTERM) saves ``last.zip`` and stops with the command that continues the run."""
-    from train.learn.callbacks import RunCallbacks
+    from aerodeck.train.learn.callbacks import RunCallbacks
 
     if league is not None:
         league.add_snapshot(model.policy, model.num_timesteps)
@@ -530,7 +530,7 @@ def finish(run: Run, model, inputs) -> None:
     model.num_timesteps = max(run.trained_steps, run.steps_before)  # a rollout cut by the deadline is not trained on
     if not run.evaluated_at(model.num_timesteps):
         run.evaluate(model, inputs)
-    from train.learn.model import save_model
+    from aerodeck.train.learn.model import save_model
 
     save_model(model, run.folder / "last.zip", run.sidecar(model))
     model.logger.dump(model.num_timesteps)
@@ -558,7 +558,7 @@ def execute(run: Run) -> Path:
         except KeyboardInterrupt as stop:
             if run.staging is not None and not run.staging.published:
                 raise  # nothing worth keeping yet: the temporary folder goes
-            from train.learn.model import save_model
+            from aerodeck.train.learn.model import save_model
 
             model.num_timesteps = max(run.trained_steps, run.steps_before)  # a rollout cut short is not trained on
             save_model(model, run.folder / "last.zip", run.sidecar(model))

@@ -1,6 +1,6 @@
 """``aerodeck train GAME``: MaskablePPO on the game's batched core, from config to saved model.
 
-The run's steps (``train.learn.run``), each announced: 1. the run — rules (``--rule/--rules/--table/
+The run's steps (``aerodeck.train.learn.run``), each announced: 1. the run — rules (``--rule/--rules/--table/
 --players``, as ``bench``), config (the game's defaults, then ``--config FILE.toml``; every field is
 documented in ``train/learn/config.py``), budget (``--steps`` or ``--minutes``, one budget for the whole
 job) and output folder; 2. the environments; 3. the model; 4. the plan (each stage's share of the budget);
@@ -27,12 +27,12 @@ import argparse
 import shlex
 from pathlib import Path
 
-import envs
-from train.args import add_rules_arguments, load_rules, seed_arg
-from train.learn.budget import Budget, Clock, check_minutes, check_steps
-from train.learn import iterate
-from train.learn.config import Config, load_config
-from train.learn.run import execute, new_run, resumed_run
+from aerodeck import envs
+from aerodeck.train.args import add_rules_arguments, load_rules, seed_arg
+from aerodeck.train.learn.budget import Budget, Clock, check_minutes, check_steps
+from aerodeck.train.learn import iterate
+from aerodeck.train.learn.config import Config, load_config
+from aerodeck.train.learn.run import execute, new_run, resumed_run
 
 
 def add_parser(sub) -> None:
@@ -76,12 +76,12 @@ def train(game_id: str, rules, config: Config, out: Path | None, *, steps: int |
           minutes: float | None = None, seed: int = 0, progress: bool = True, threads: int | None = None,
           clock: Clock | None = None) -> Path:
     """Train a new run of ``game_id`` under ``rules`` (its rules object) with ``config`` (a ``Config``,
-    e.g. ``train.learn.config.load_config(game_id, path)``) for ``steps`` PPO steps or ``minutes`` of
+    e.g. ``aerodeck.train.learn.config.load_config(game_id, path)``) for ``steps`` PPO steps or ``minutes`` of
     wall time (default the config's ``[train] steps``), into the new folder ``out``; returns the folder
     (its ``best.zip`` is the best model). ``clock``: the run's clock (tests)."""
     total = Budget(steps=check_steps(steps)) if steps is not None else \
         Budget(minutes=check_minutes(minutes)) if minutes is not None else Budget(steps=config.train.steps)
-    command = f"train.learn.train.train({game_id!r}, {total.describe()}, seed={seed})"  # called from Python
+    command = f"aerodeck.train.learn.train.train({game_id!r}, {total.describe()}, seed={seed})"  # called from Python
     return execute(new_run(game_id, rules, config, out, total, seed=seed, command=command, progress=progress,
                            threads=threads, clock=clock))
 

@@ -1,8 +1,8 @@
 """A rule-general run (``[variants]`` in the training config): PPO over rule variants drawn from a
-``agents.variants.VariantSpace``, and its evaluation over a fixed set of them.
+``aerodeck.agents.variants.VariantSpace``, and its evaluation over a fixed set of them.
 
 :class:`VariantsEnv` is one SB3 ``VecEnv`` of ``num_envs`` games in ``groups`` groups, each group a
-learner env (``train.learn.model.learner_env``) of its own variant, as the general policy reads it
+learner env (``aerodeck.train.learn.model.learner_env``) of its own variant, as the general policy reads it
 (the family layout, the rule features). Group g starts with variant g of the space under the run's
 seed; every ``resample_every`` PPO updates the callbacks replace one group, in turn
 (:meth:`VariantsEnv.resample`: replacement r ≥ 1 gives group (r − 1) mod groups variant groups + r − 1,
@@ -53,7 +53,7 @@ class Leagues:
 
 class VariantsEnv(VecEnv):
     """``num_envs`` games in groups of rule variants (see the module docstring). ``run``: the
-    ``train.learn.run.Run`` (its game, rules, config, seed and general ``inputs``)."""
+    ``aerodeck.train.learn.run.Run`` (its game, rules, config, seed and general ``inputs``)."""
 
     def __init__(self, run, space, num_envs: int, seed: int) -> None:
         import gymnasium
@@ -88,8 +88,8 @@ class VariantsEnv(VecEnv):
     def _build(self, g: int, variant: int) -> None:
         """Group ``g`` plays ``variant`` of the space: its rules, games (and league, which starts with the
         snapshots of the learner that another group's league holds)."""
-        from train.learn.league import League
-        from train.learn.model import learner_env
+        from aerodeck.train.learn.league import League
+        from aerodeck.train.learn.model import learner_env
 
         run, game = self.run, self.run.game
         rules = self.variants[g] = self.space.draw(self.seed_, variant)
@@ -167,13 +167,13 @@ class VariantsEnv(VecEnv):
 
 
 def evaluate_general(run, policy, inputs, games: int, seed: int) -> dict:
-    """The run's evaluation of a rule-general ``policy`` (what ``train.learn.model.evaluate`` gives for
+    """The run's evaluation of a rule-general ``policy`` (what ``aerodeck.train.learn.model.evaluate`` gives for
     one rules set) on the run's rules and ``[variants] eval_variants`` variants of the space (drawn
     under ``seed``, the same every time), ``games`` deals each: ``value`` is the mean of the
     variants' values, its interval from theirs (independent deals: half-widths add in quadrature),
     ``variants`` lists each one's label and figures."""
-    from agents.ppo import PPOAgent
-    from train.learn.model import evaluate
+    from aerodeck.agents.ppo import PPOAgent
+    from aerodeck.train.learn.model import evaluate
 
     variants = [run.rules] + [run.space.draw(seed, 1_000_000 + i) for i in range(run.config.variants.eval_variants)]
     results = []

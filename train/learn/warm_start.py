@@ -1,6 +1,6 @@
 """The warm start: a teacher agent's decisions, saved for reuse, and behaviour cloning of them.
 
-The teacher plays on the batched core through the suite's play loop (``train.evaluate.loop.play_games``)
+The teacher plays on the batched core through the suite's play loop (``aerodeck.train.evaluate.loop.play_games``)
 with a :class:`TeacherRecorder` watching; its games are played in chunks (each a self-contained task
 seeded by the run's seed and its first game), in one process or several, and stop at a deadline when
 the run has a time budget. :func:`clone` then fits the policy to the teacher's policy (its actions,
@@ -20,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-import envs
-from agents.base import act, played_policy
-from agents.streams import draws
+from aerodeck import envs
+from aerodeck.agents.base import act, played_policy
+from aerodeck.agents.streams import draws
 
 #: The arrays of the teacher's decisions.
 DECISION_KEYS = ("inputs", "masks", "actions", "returns", "games", "seats", "target_actions", "target_probs")
@@ -78,7 +78,7 @@ PLAYER_PART = 2**31 + 7
 class TeacherRecorder:
     """A ``play_games`` observer keeping the decisions of the taught seats as training data.
 
-    ``inputs``: what the policy reads (``agents.ppo.Inputs``); ``n_games``: the games of the play (numbered
+    ``inputs``: what the policy reads (``aerodeck.agents.ppo.Inputs``); ``n_games``: the games of the play (numbered
     0 … G−1 by the loop, ``first_game`` + that in the data); ``taught``: ``int64 (G,)``, the teacher's seat
     in each game, or ``None`` (every seat is the teacher's); ``gamma``: the discount per decision of a seat;
     ``tap``: the teacher as the loop plays it (its policy at each decision is kept with the decision).
@@ -166,13 +166,13 @@ def teacher_decisions(game, rules, teacher, seeds, inputs, gamma: float, opponen
     teacher's seat and the teacher labels the states they reach (DAgger; :class:`PolicyTap`).
 
     Returns ``inputs`` ``float16 (N, ·)`` (what the policy reads of the deciding seat's observation and
-    mask, ``inputs`` an ``agents.ppo.Inputs``), ``masks`` ``bool (N, A)``, ``actions`` ``int64 (N,)`` (the
+    mask, ``inputs`` an ``aerodeck.agents.ppo.Inputs``), ``masks`` ``bool (N, A)``, ``actions`` ``int64 (N,)`` (the
     teacher's), ``returns`` ``float32 (N,)`` (the seat's discounted return from that decision on, discounted once per
     decision of that seat: what PPO's value function learns), ``games`` ``int64 (N,)`` (the game number),
     ``seats`` ``int64 (N,)`` (the seat that decided), and the teacher's policy (``Agent.act_with_policy``),
     what the student is fitted to: ``target_actions`` ``int64 (N, k)`` with ``target_probs`` ``float32 (N, k)``.
     """
-    from train.evaluate.loop import play_games
+    from aerodeck.train.evaluate.loop import play_games
 
     core = game.make_core(rules, check_actions=False)  # play_games checks every action
     G, n = len(seeds), core.n_players
@@ -199,10 +199,10 @@ def teacher_chunk(game_id: str, rules, warm, inputs: dict, seed: int, gamma: flo
     For a rule-general policy (``inputs`` names a variant space) game i is played under variant
     ``i // VARIANT_GAMES`` of the space drawn with ``warm.seed``, and the decisions are laid out in the
     family layout (inputs, masks and actions), so every variant's decisions train one policy."""
-    from agents.ppo import Inputs
-    from agents.registry import make_agent
-    from agents.variants import VariantSpace
-    from train.evaluate.loop import agent_seed, game_seeds
+    from aerodeck.agents.ppo import Inputs
+    from aerodeck.agents.registry import make_agent
+    from aerodeck.agents.variants import VariantSpace
+    from aerodeck.train.evaluate.loop import agent_seed, game_seeds
 
     game = envs.spec(game_id)
     teacher_seed, opponent_seed, player_seed = agent_seed(seed, 0), agent_seed(seed, 1), agent_seed(seed, 2)
@@ -371,7 +371,7 @@ def same_inputs(stored: dict, inputs, where: str = "[warm_start] decisions") -> 
     """Whether decisions saved under the inputs ``stored`` (their ``to_dict()``) are read as ``inputs``
     reads them; ``ValueError`` naming ``where`` when they cannot be reread (a rule-general side: they are
     laid out in its family layout)."""
-    from agents.ppo import Inputs
+    from aerodeck.agents.ppo import Inputs
 
     if {**Inputs().to_dict(), **stored} == inputs.to_dict():
         return True
@@ -382,12 +382,12 @@ def same_inputs(stored: dict, inputs, where: str = "[warm_start] decisions") -> 
 
 
 def reread_inputs(data: dict, stored: dict, inputs, obs_size: int, where: str = "[warm_start] decisions") -> np.ndarray:
-    """The saved decisions' policy inputs as ``inputs`` (``agents.ppo.Inputs``) reads them: unchanged if
+    """The saved decisions' policy inputs as ``inputs`` (``aerodeck.agents.ppo.Inputs``) reads them: unchanged if
     they were saved under the same inputs (``stored``: their ``to_dict()``), else computed anew from the
     observations they begin with and the saved masks (the teacher's games do not depend on what the
     student reads, so one teacher's games serve students of every kind); ``ValueError`` naming ``where``
     when they cannot be (:func:`same_inputs`)."""
-    from agents.ppo import CHUNK
+    from aerodeck.agents.ppo import CHUNK
 
     if same_inputs(stored, inputs, where):
         return data["inputs"]

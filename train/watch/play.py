@@ -9,8 +9,8 @@ or unreadable moves are refused, with why and the legal moves, and change nothin
 the input the game is left with a message (exit status 0); ``--save FILE`` writes the game as a
 replay file (``aerodeck replay FILE``).
 
-Everything about a game comes through the registry (``envs.spec(game)``), never a branch on its
-name: the core, the agents (``agents.registry.make_agent``), the look-ahead view, and the game in
+Everything about a game comes through the registry (``aerodeck.envs.spec(game)``), never a branch on its
+name: the core, the agents (``aerodeck.agents.registry.make_agent``), the look-ahead view, and the game in
 words, the module named by ``GameSpec.text``. That module offers (``state`` is a batch of one game)::
 
     HELP                                        the typed moves, with examples
@@ -36,11 +36,11 @@ import numpy as np
 from rich.columns import Columns
 from rich.text import Text
 
-import envs
-from agents.registry import agent_names, make_agent
-from train.args import add_rules_arguments, load_rules, seed_arg
-from train.output import check_file
-from train.watch.replay import GameRecord, line_reader, make_console, play_back, write
+from aerodeck import envs
+from aerodeck.agents.registry import agent_names, make_agent
+from aerodeck.train.args import add_rules_arguments, load_rules, seed_arg
+from aerodeck.train.output import check_file
+from aerodeck.train.watch.replay import GameRecord, line_reader, make_console, play_back, write
 
 #: Menus this long or shorter are shown with every decision; longer ones on ``moves``.
 SHORT_MENU = 24

@@ -1,6 +1,6 @@
 """``aerodeck replay``: watch recorded games in the terminal or as a GIF; the replay file format.
 
-A game depends only on its seed and its actions (``envs.common.core``), so a recorded game is its
+A game depends only on its seed and its actions (``aerodeck.envs.common.core``), so a recorded game is its
 seed, its actions and the agents that chose them. ``aerodeck bench --save-games K`` and ``aerodeck
 play --save FILE`` write replay files; ``aerodeck replay FILE [--game I]`` steps through game I
 (``n`` next, ``b`` back, ``j N`` jump to decision N, ``s`` start, ``e`` end, ``q`` quit, ``?`` the keys),
@@ -34,9 +34,9 @@ import numpy as np
 from rich.console import Console
 from rich.text import Text
 
-import envs
-from envs.common.checks import MAX_SEED
-from train.output import check_file, replacing, write_file
+from aerodeck import envs
+from aerodeck.envs.common.checks import MAX_SEED
+from aerodeck.train.output import check_file, replacing, write_file
 
 FORMAT = "aerodeck-replay"
 VERSION = 1
@@ -78,7 +78,7 @@ class Replay:
 
 
 class Recorder:
-    """Records games ``0 … k−1`` of a run as ``train.evaluate.loop.play_games`` plays them (runs are played in
+    """Records games ``0 … k−1`` of a run as ``aerodeck.train.evaluate.loop.play_games`` plays them (runs are played in
     chunks): pass ``recorder.observer(first, seeds, agents)`` among the ``observers`` of a call whose
     game 0 is game ``first`` of the run, with that call's ``seeds`` and each of its games' agent names
     by seat. :meth:`records` gives the replay records."""
@@ -157,7 +157,7 @@ def replay_text(game: str, rules, records: list[GameRecord], source: str = "") -
 
 
 def write(path: str | Path, game: str, rules, records: list[GameRecord], source: str = "") -> Path:
-    """Write a replay file atomically (``train.output.write_file``); returns its path."""
+    """Write a replay file atomically (``aerodeck.train.output.write_file``); returns its path."""
     path = Path(path)
     write_file(path, replay_text(game, rules, records, source))
     return path

@@ -1,6 +1,6 @@
-"""Altimeter's batched core: B games as arrays (leading axis = game), satisfying ``envs.common.core.Core``.
+"""Altimeter's batched core: B games as arrays (leading axis = game), satisfying ``aerodeck.envs.common.core.Core``.
 
-Randomness is an input (``envs.common.rng``): the card drawn is the k-th remaining card by altitude
+Randomness is an input (``aerodeck.envs.common.rng``): the card drawn is the k-th remaining card by altitude
 with k from the game's splitmix64 stream at its draw counter, exactly as ``reference.py`` draws.
 """
 
@@ -11,10 +11,10 @@ import dataclasses
 import numpy as np
 
 from altimeter.rules import AltimeterRules
-from envs.common.batch import BatchedState, restore_state, save_state
-from envs.common.checks import IllegalActionError, check_actions, check_seeds
-from envs.common.layout import stack_blocks
-from envs.common.rng import draw_below_array, game_keys, stream_array
+from aerodeck.envs.common.batch import BatchedState, restore_state, save_state
+from aerodeck.envs.common.checks import IllegalActionError, check_actions, check_seeds
+from aerodeck.envs.common.layout import stack_blocks
+from aerodeck.envs.common.rng import draw_below_array, game_keys, stream_array
 
 #: The actions (AL-3), by index.
 CLIMB, DESCEND, LAND = 0, 1, 2
@@ -36,7 +36,7 @@ class State(BatchedState):
 
 
 class Actions:
-    """The action layout (``envs.common.core.ActionLayout``): climb, descend, land."""
+    """The action layout (``aerodeck.envs.common.core.ActionLayout``): climb, descend, land."""
 
     n_actions = len(KINDS)
     kinds = KINDS
@@ -47,7 +47,7 @@ class Actions:
 
 
 class Observation:
-    """The observation layout (``envs.common.core.ObservationLayout``) for ``rules``; every entry in [0, 1]."""
+    """The observation layout (``aerodeck.envs.common.core.ObservationLayout``) for ``rules``; every entry in [0, 1]."""
 
     def __init__(self, rules: AltimeterRules) -> None:
         n = rules.n_values

@@ -15,7 +15,7 @@ from gymnasium import spaces
 from altimeter.core import AltimeterCore
 from altimeter.render import render_image, render_text
 from altimeter.rules import AltimeterRules
-from envs.common.checks import (
+from aerodeck.envs.common.checks import (
     ILLEGAL_REWARD, ON_ILLEGAL, check_action, check_choice, check_seed, illegal_policy, rules_with_options,
 )
 
@@ -25,7 +25,7 @@ RENDER_MODES = ("ansi", "rgb_array")
 class AltimeterEnv(gym.Env):
     """One game. ``AltimeterEnv(render_mode=None, on_illegal="terminate", rules=None, **rule_options)``;
     ``reset(seed=s)`` plays the game ``core.init([s])`` plays. ``core``/``_state``: the batched core
-    and the one game's state (for ``envs.view_of_env``)."""
+    and the one game's state (for ``aerodeck.envs.view_of_env``)."""
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 2}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent
+from aerodeck.agents.base import Agent
 from altimeter.rules import AltimeterRules
 
 

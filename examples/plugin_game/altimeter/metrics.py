@@ -1,12 +1,12 @@
 """Altimeter's metric catalogue: what ``aerodeck compare / sweep / tune`` measure per game
-(``envs.common.metrics``), and the recorder that measures them as a step observer of the core."""
+(``aerodeck.envs.common.metrics``), and the recorder that measures them as a step observer of the core."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from altimeter.core import KINDS, LAND
-from envs.common.metrics import Catalogue, Metric
+from aerodeck.envs.common.metrics import Catalogue, Metric
 
 CATALOGUE = Catalogue(
     game="altimeter",
@@ -29,7 +29,7 @@ CATALOGUE = Catalogue(
 
 class Recorder:
     """Measures :data:`CATALOGUE` for ``n_games`` games; ``on_start`` / ``on_step`` / ``result`` as in
-    ``envs.common.protocols.MetricRecorder``."""
+    ``aerodeck.envs.common.protocols.MetricRecorder``."""
 
     def __init__(self, core, n_games: int, lineups=None, focus: int = 0) -> None:
         G = n_games

@@ -1,13 +1,13 @@
 """Altimeter's reference engine: one game in plain Python, written to be read next to ``rules.md``.
 
 Slow on purpose; it is the oracle the batched core is tested against (the same draws: the k-th
-remaining card by altitude, k from the game's stream, ``envs.common.rng``).
+remaining card by altitude, k from the game's stream, ``aerodeck.envs.common.rng``).
 """
 
 from __future__ import annotations
 
 from altimeter.rules import AltimeterRules
-from envs.common.rng import draw_below, game_key, stream
+from aerodeck.envs.common.rng import draw_below, game_key, stream
 
 CLIMB, DESCEND, LAND = 0, 1, 2
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import ClassVar
 
-from envs.common.options import RuleOptions, choice, integer, option
+from aerodeck.envs.common.options import RuleOptions, choice, integer, option
 
 #: The tie rules (AL-4): an equal card crashes the pot, or holds it.
 TIES = ("crash", "hold")

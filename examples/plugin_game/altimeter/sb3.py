@@ -1,7 +1,7 @@
 """Altimeter as a stable-baselines3 ``VecEnv`` over the batched core (needs aerodeck's ``train`` extra).
 
 Same-step autoreset: an ended game's last observation is ``infos[i]["terminal_observation"]``, its
-``score`` beside it, SB3's ``episode`` record from ``envs.common.sb3.BatchedVecEnv``; masks through
+``score`` beside it, SB3's ``episode`` record from ``aerodeck.envs.common.sb3.BatchedVecEnv``; masks through
 ``action_masks()``.
 """
 
@@ -14,8 +14,8 @@ import numpy as np
 
 from altimeter.core import AltimeterCore
 from altimeter.rules import AltimeterRules
-from envs.common.checks import check_actions, rules_with_options
-from envs.common.sb3 import BatchedVecEnv
+from aerodeck.envs.common.checks import check_actions, rules_with_options
+from aerodeck.envs.common.sb3 import BatchedVecEnv
 
 class AltimeterSB3VecEnv(BatchedVecEnv):
     """``num_envs`` games. ``AltimeterSB3VecEnv(num_envs, seed=None, render_mode=None, rules=None,

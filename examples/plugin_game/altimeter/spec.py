@@ -4,7 +4,7 @@ names the game; ``tests/test_contract.py`` checks every field."""
 
 from __future__ import annotations
 
-from envs.registry import GameSpec
+from aerodeck.envs.registry import GameSpec
 
 SPEC = GameSpec(
     id="altimeter",

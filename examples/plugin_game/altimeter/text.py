@@ -1,4 +1,4 @@
-"""Altimeter in words, for ``aerodeck play`` and ``aerodeck replay`` (``envs.common.protocols.TextModule``).
+"""Altimeter in words, for ``aerodeck play`` and ``aerodeck replay`` (``aerodeck.envs.common.protocols.TextModule``).
 
 ``state`` is a batch of one game. The player sees the whole table; only the deck order is hidden
 (AL-8). Moves are typed as words or their first letter::

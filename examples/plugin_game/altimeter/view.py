@@ -1,9 +1,9 @@
-"""Altimeter's look-ahead view (``envs.common.core.View``): the table, and determinizations whose
+"""Altimeter's look-ahead view (``aerodeck.envs.common.core.View``): the table, and determinizations whose
 future draws are fresh (AL-8: the deck order is the only hidden information) — the solo games' view."""
 
 from __future__ import annotations
 
-from envs.common.solo_view import SoloView
+from aerodeck.envs.common.solo_view import SoloView
 
 
 class AltimeterView(SoloView):

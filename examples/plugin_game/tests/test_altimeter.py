@@ -10,7 +10,7 @@ from altimeter.core import AltimeterCore
 from altimeter.heuristic import HeuristicAgent
 from altimeter.reference import AltimeterGame
 from altimeter.rules import AltimeterRules
-from envs.common.batch import sample_legal
+from aerodeck.envs.common.batch import sample_legal
 
 VARIANTS = [{}, {"n_values": 3, "copies": 1}, {"n_values": 13, "copies": 6, "tie": "hold"}]
 

@@ -2,7 +2,7 @@
 
 import json
 
-from train import cli
+from aerodeck.train import cli
 
 
 def run(argv):

@@ -7,7 +7,7 @@ import pytest
 
 from tests.games import MULTI, SOLO
 from tests.train.evaluate.benching import results, run
-from train.evaluate import bench, report
+from aerodeck.train.evaluate import bench, report
 
 
 def rounded(data):
@@ -87,7 +87,7 @@ def test_a_seed_outside_0_to_2_64_is_refused_by_every_tool(tmp_path, capsys, gam
 
 
 def test_the_largest_seeds_work_and_give_game_seeds_in_range(tmp_path):
-    from train.evaluate.loop import agent_seed, game_seeds
+    from aerodeck.train.evaluate.loop import agent_seed, game_seeds
 
     for seed in (2**64 - 1, 9223372036854775800):
         assert run([SOLO.id, "--games", "5", "--seed", str(seed), "--out", str(tmp_path / str(seed))]) == 0
@@ -177,9 +177,9 @@ def test_rules_naming_a_folder_is_a_clear_error(tmp_path, capsys):
 
 
 def test_an_illegal_action_names_the_agent_and_why(tmp_path):
-    from agents.random import RandomAgent
-    from envs.common.checks import IllegalActionError
-    from train.evaluate.loop import play_games
+    from aerodeck.agents.random import RandomAgent
+    from aerodeck.envs.common.checks import IllegalActionError
+    from aerodeck.train.evaluate.loop import play_games
 
     class Stubborn(RandomAgent):
         name = "stubborn"

@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-import envs
-from agents.random import RandomAgent
+from aerodeck import envs
+from aerodeck.agents.random import RandomAgent
 from tests.games import MULTI, SOLO
-from train.evaluate.loop import game_seeds, play_games, play_solo
+from aerodeck.train.evaluate.loop import game_seeds, play_games, play_solo
 
 
 @pytest.mark.parametrize("game", envs.games())
@@ -64,8 +64,8 @@ def test_lineups_must_give_every_seat_of_every_game_an_agent():
 
 def outputs(game, specs, batch_size, lineups=None, games=14):
     """Every output of ``play_games`` for ``games`` games of ``game`` by the agents ``specs`` (seed 6)."""
-    from agents.registry import make_agent
-    from train.evaluate.loop import agent_seed
+    from aerodeck.agents.registry import make_agent
+    from aerodeck.train.evaluate.loop import agent_seed
 
     spec = envs.spec(game)
     core = spec.make_core(check_actions=False)

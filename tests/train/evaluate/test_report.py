@@ -1,6 +1,6 @@
 """Report helpers: p-values and tally lines as the tables show them."""
 
-from train.evaluate.report import p_text, tally_line
+from aerodeck.train.evaluate.report import p_text, tally_line
 
 
 def test_p_values_that_underflowed_read_as_a_bound_not_as_zero():

@@ -5,7 +5,7 @@ import pytest
 
 from scipy import stats
 
-from train.evaluate.stats import Moments, against_value, mean_ci, proportion_ci
+from aerodeck.train.evaluate.stats import Moments, against_value, mean_ci, proportion_ci
 
 
 def test_mean_ci_covers_the_true_mean_about_95_percent_of_the_time():

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from train.evaluate.tournament import Ratings, balanced_games, head_to_head, pair_results, schedule, seat_rotation
+from aerodeck.train.evaluate.tournament import Ratings, balanced_games, head_to_head, pair_results, schedule, seat_rotation
 
 
 @pytest.mark.parametrize("n_agents, n_seats", [(1, 4), (2, 4), (3, 4), (2, 3), (3, 5), (4, 4)])
@@ -48,7 +48,7 @@ def test_ratings_order_a_stronger_agent_first():
 
 
 def test_a_lineup_rotates_so_every_seat_sees_each_agent_in_proportion():
-    from train.evaluate.tournament import lineup_rotation
+    from aerodeck.train.evaluate.tournament import lineup_rotation
 
     rot = lineup_rotation([0, 1, 1, 1])
     assert rot.tolist() == [[0, 1, 1, 1], [1, 0, 1, 1], [1, 1, 0, 1], [1, 1, 1, 0]]

@@ -1,6 +1,6 @@
 """Rule variants of a game for the judge tests, read from its spec (``GameSpec.variants``), never by name."""
 
-import envs
+from aerodeck import envs
 
 
 def text(value) -> str:

@@ -5,11 +5,11 @@ import sys
 import numpy as np
 import pytest
 
-from agents.registry import make_agent
+from aerodeck.agents.registry import make_agent
 from tests.games import MULTI, SOLO
 from tests.train.judge.options import changes
-from train.evaluate.loop import agent_seed, game_seeds, play_solo
-from train.judge.backends import (
+from aerodeck.train.evaluate.loop import agent_seed, game_seeds, play_solo
+from aerodeck.train.judge.backends import (
     Cell,
     LocalBackend,
     RayBackend,
@@ -35,7 +35,7 @@ def test_a_tasks_scores_are_those_of_plain_play_on_the_same_seeds():
     task = tasks_of(GAME, CELLS[:1], 50, seed=7, chunk=50)[0]
     recorded = play_task(task)["metrics"]["score"][0][:, 0]
     rules = CELLS[0].rules
-    from envs.registry import spec
+    from aerodeck.envs.registry import spec
 
     agent = make_agent(GAME, "random", rules, seed=agent_seed(7, 0))
     scores = play_solo(spec(GAME).make_core(rules), agent, game_seeds(7, 50), progress=False)
@@ -55,7 +55,7 @@ def test_merge_puts_chunks_back_in_game_order():
 def test_multi_player_tables_rotate_their_lineup_by_game_index():
     rules = MULTI.make_rules(**{MULTI.players_option: 3})
     cell = Cell("base", f"{MULTI.opponent} vs random", rules, (MULTI.opponent, "random"), (0, 1, 1))
-    from train.judge.backends import lineups_of
+    from aerodeck.train.judge.backends import lineups_of
 
     # rotation r puts the first agent in seat r; game i uses rotation i mod 3
     assert lineups_of(cell, 3, 2, 4).tolist() == [[1, 1, 0], [0, 1, 1], [1, 0, 1], [1, 1, 0]]

@@ -9,7 +9,7 @@ import pytest
 
 from tests.games import MULTI, SOLO
 from tests.train.judge.options import int_option, variant
-from train import cli
+from aerodeck.train import cli
 
 FILES = ("games.csv", "results.json", "report.md")
 TINY_SEARCH = "search:samples=1,candidates=2,horizon=2"

@@ -18,10 +18,10 @@ from tests.train.judge.options import (
     text,
     variant,
 )
-from train import cli
-from train.judge import significance as sig
-from train.judge.backends import LocalBackend
-from train.judge.compare import Question, Table, assemble_variants, play
+from aerodeck.train import cli
+from aerodeck.train.judge import significance as sig
+from aerodeck.train.judge.backends import LocalBackend
+from aerodeck.train.judge.compare import Question, Table, assemble_variants, play
 
 QUICK = ["--no-progress", "--agent", "random", "--judges", "random"]
 #: An option of the solo game's variants, its default value and another value it takes.
@@ -80,8 +80,8 @@ def aa_rejections(rules, games: int, seeds: range, metrics: list[str]) -> tuple[
     """The A/A check as ``compare --allow-identical`` runs it: a copy of the base on other seeds (its own
     range of games), paired per metric, Holm over them; returns how many repetitions found any change,
     and every unadjusted p-value."""
-    from train.judge.analysis import analyse
-    from train.judge.compare import copy_offsets
+    from aerodeck.train.judge.analysis import analyse
+    from aerodeck.train.judge.compare import copy_offsets
 
     backend, rejected, p_values = LocalBackend(), 0, []
     table = (Table("random", ("random",), judge=True),)
@@ -208,9 +208,9 @@ def test_tune_finds_a_variant_and_writes_it_for_compare(tmp_path, capsys):
 def test_the_metric_tables_in_the_docs_match_the_catalogues():
     from pathlib import Path
 
-    import envs
-    from envs.registry import load
-    from train.judge.designer_report import catalogue_markdown
+    from aerodeck import envs
+    from aerodeck.envs.registry import load
+    from aerodeck.train.judge.designer_report import catalogue_markdown
 
     doc = (Path(__file__).parents[3] / "docs" / "metrics.md").read_text(encoding="utf-8")
     for game in envs.games():
@@ -238,7 +238,7 @@ def test_retrain_trains_a_model_per_variant_and_plays_it(tmp_path, capsys):
 
 
 def test_save_games_writes_replays_that_play_back(tmp_path, capsys):
-    from train.watch import replay
+    from aerodeck.train.watch import replay
 
     out = tmp_path / "rp"
     status, _, err = run(["compare", SOLO.id, "--variant", V, "--games", "30", "--chunk", "2",
@@ -253,9 +253,9 @@ def test_save_games_writes_replays_that_play_back(tmp_path, capsys):
 
 
 def test_run_closes_with_the_showcased_variant_unless_the_rules_are_it():
-    import envs
-    from train import run
-    from train.judge.backends import catalogue
+    from aerodeck import envs
+    from aerodeck.train import run
+    from aerodeck.train.judge.backends import catalogue
 
     with_showcase = [s for s in envs.specs() if s.metrics is not None and catalogue(s.id).showcase]
     without = [s for s in envs.specs() if s.metrics is not None and not catalogue(s.id).showcase]

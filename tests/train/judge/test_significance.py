@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from train.judge.significance import (
+from aerodeck.train.judge.significance import (
     Difference, bootstrap_difference, holm, minimum_detectable_change, paired_difference, ratio_difference,
     ratio_estimate, verdict, welch_difference, wilson,
 )
@@ -139,7 +139,7 @@ def test_paired_intervals_cover_the_true_difference_at_the_nominal_rate():
 
 
 def test_a_paired_difference_carries_the_pairing_correlation():
-    from train.judge.significance import correlation
+    from aerodeck.train.judge.significance import correlation
 
     d = paired_difference(B, A)
     assert d.correlation == pytest.approx(np.corrcoef(B, A)[0, 1], rel=1e-12)
@@ -148,7 +148,7 @@ def test_a_paired_difference_carries_the_pairing_correlation():
 
 
 def test_the_fair_share_test_is_the_score_test_the_wilson_interval_inverts():
-    from train.judge.significance import fair_share_test
+    from aerodeck.train.judge.significance import fair_share_test
 
     t = fair_share_test(262, 1000, 0.25)
     z = (0.262 - 0.25) / np.sqrt(0.25 * 0.75 / 1000)
@@ -162,7 +162,7 @@ def test_the_fair_share_test_is_the_score_test_the_wilson_interval_inverts():
 
 
 def test_rate_intervals_are_a_percentile_bootstrap_over_games():
-    from train.judge.significance import rate_estimates
+    from aerodeck.train.judge.significance import rate_estimates
 
     rng = np.random.default_rng(9)
     attempts = rng.integers(1, 4, size=(200, 2)).astype(float)

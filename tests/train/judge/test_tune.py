@@ -7,13 +7,13 @@ import pytest
 
 from tests.games import SOLO
 from tests.train.judge.options import int_option
-from train import cli
-from train.judge import tune
+from aerodeck.train import cli
+from aerodeck.train.judge import tune
 
 
 def test_the_confirmation_plays_seeds_no_trial_played(tmp_path, monkeypatch, capsys):
     pytest.importorskip("optuna")
-    from train.judge import compare
+    from aerodeck.train.judge import compare
 
     played: list[tuple[str, int, int]] = []  # (variant, first game, games) of every question played
     real_play = compare.play
@@ -36,7 +36,7 @@ def test_the_confirmation_plays_seeds_no_trial_played(tmp_path, monkeypatch, cap
     assert all(lo >= 40 for lo, _ in trials)  # every trial game lies above the confirmation's games
     results = json.loads((out / "results.json").read_text())
     assert results["tune"]["trial_range"] == [tune.TRIAL_OFFSET, tune.TRIAL_OFFSET + 30]
-    from train.evaluate.loop import game_seeds
+    from aerodeck.train.evaluate.loop import game_seeds
 
     trial_seeds = set(game_seeds(3, 30, tune.TRIAL_OFFSET).tolist())
     confirm_seeds = {int(r.split(",")[3]) for r in (out / "games.csv").read_text().splitlines()[1:]}

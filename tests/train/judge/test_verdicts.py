@@ -10,9 +10,9 @@ import pytest
 
 from tests.games import SOLO
 from tests.train.judge.options import changes, variant
-from train import cli
-from train.judge import significance as sig
-from train.judge.analysis import agreement
+from aerodeck.train import cli
+from aerodeck.train.judge import significance as sig
+from aerodeck.train.judge.analysis import agreement
 
 
 def run(argv, capsys):

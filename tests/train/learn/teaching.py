@@ -7,18 +7,18 @@ import dataclasses
 import numpy as np
 import pytest
 
-import envs
-from agents.ppo import Inputs
-from train.learn.config import default_config
-from train.learn.warm_start import play_teacher
+from aerodeck import envs
+from aerodeck.agents.ppo import Inputs
+from aerodeck.train.learn.config import default_config
+from aerodeck.train.learn.warm_start import play_teacher
 
 INPUTS = {"mask": True, "prior": "heuristic", "prior_units": 4.0, "prior_ties": "first"}
 
 
 def teacher_data(game_id, teacher, opponent=None, games=6):
-    from agents.registry import make_agent
-    from train.evaluate.loop import game_seeds
-    from train.learn.warm_start import teacher_decisions
+    from aerodeck.agents.registry import make_agent
+    from aerodeck.train.evaluate.loop import game_seeds
+    from aerodeck.train.learn.warm_start import teacher_decisions
 
     game = envs.spec(game_id)
     rules = game.make_rules()
@@ -91,7 +91,7 @@ def check_a_search_teachers_policy_weighs_its_candidates_by_value(game_id, teach
 def check_an_unguided_search_keeps_the_heuristics_order_in_its_policy_by_its_order_knob(game_id, teacher, opponent=None):
     """``order=o``: an unguided search's taught policy gives each later candidate (the heuristic's order)
     o logits less before the values — more of it on the heuristic's best — and plays the same games."""
-    from agents.registry import make_agent
+    from aerodeck.agents.registry import make_agent
 
     _, even = teacher_data(game_id, f"{teacher},temperature=0.05", opponent)
     _, ordered = teacher_data(game_id, f"{teacher},temperature=0.05,order=2", opponent)

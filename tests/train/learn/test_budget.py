@@ -8,8 +8,8 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from tests.games import SOLO  # noqa: E402
-from train.learn.budget import Budget, Clock, plan_minutes, plan_steps  # noqa: E402
-from train.learn.config import default_config, load_config  # noqa: E402
+from aerodeck.train.learn.budget import Budget, Clock, plan_minutes, plan_steps  # noqa: E402
+from aerodeck.train.learn.config import default_config, load_config  # noqa: E402
 
 #: The fake clock's step: every reading of it is this many seconds after the one before.
 TICK = 0.01
@@ -53,7 +53,7 @@ workers = 1
 
 
 def test_a_minutes_budget_keeps_every_stage_inside_its_announced_share(tmp_path, capsys):
-    from train.learn.train import train
+    from aerodeck.train.learn.train import train
 
     game = SOLO
     path = tmp_path / "busy.toml"
@@ -127,7 +127,7 @@ def test_a_resumed_budget_continues_to_its_total_or_adds_what_is_given():
 def test_the_evaluations_cost_is_timed_after_a_warm_up_and_a_noisy_timing_gives_a_finite_rate(readings, overhead, rate):
     from types import SimpleNamespace
 
-    from train.learn.run import EVAL_PROBE, measure_evaluation
+    from aerodeck.train.learn.run import EVAL_PROBE, measure_evaluation
 
     assert EVAL_PROBE == (2, 34)
     clock, deals = iter(readings), []

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-import envs
+from aerodeck import envs
 from tests.games import MULTI, SOLO
-from train.learn.config import Config, LeagueConfig, default_config, describe, load_config, merge, model_file
+from aerodeck.train.learn.config import Config, LeagueConfig, default_config, describe, load_config, merge, model_file
 
 GAMES = envs.games()
 
@@ -43,7 +43,7 @@ def test_a_bad_config_is_refused_naming_the_field_and_what_is_allowed(tmp_path, 
 
 
 def test_a_league_with_every_weight_zero_is_refused(tmp_path):
-    from train.learn.league import League
+    from aerodeck.train.learn.league import League
 
     game = MULTI
     config = default_config(game.id).replace("league", self=0.0, heuristic=0.0, random=0.0)
@@ -122,7 +122,7 @@ GENERALS = sorted((ROOT / "examples").glob("general-*.toml"))
 
 @pytest.mark.parametrize("path", GENERALS, ids=lambda p: p.stem)
 def test_each_general_example_is_the_config_its_games_shipped_general_model_was_made_with(path):
-    from agents.ppo import shipped_path
+    from aerodeck.agents.ppo import shipped_path
 
     game = envs.spec(path.stem.removeprefix("general-"))
     config = load_config(game.id, path, general=True)

@@ -9,9 +9,9 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from agents.registry import parse_spec  # noqa: E402
+from aerodeck.agents.registry import parse_spec  # noqa: E402
 from tests.games import SOLO  # noqa: E402
-from train.learn import iterate  # noqa: E402
+from aerodeck.train.learn import iterate  # noqa: E402
 
 from .test_train import files_of, tiny_config, train  # noqa: E402
 

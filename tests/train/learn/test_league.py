@@ -5,17 +5,17 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-import envs  # noqa: E402
-from envs.common.batch import sample_legal  # noqa: E402
+from aerodeck import envs  # noqa: E402
+from aerodeck.envs.common.batch import sample_legal  # noqa: E402
 from tests.games import MULTI  # noqa: E402
-from train.learn.config import default_config  # noqa: E402
+from aerodeck.train.learn.config import default_config  # noqa: E402
 
 GAMES = envs.games()
 
 
 def league(seed, **changes):
     """A league of snapshots, the heuristic and random players (``changes``: other ``[league]`` settings)."""
-    from train.learn.league import League
+    from aerodeck.train.learn.league import League
 
     game = MULTI
     config = default_config(MULTI.id).replace("league", **{"self": 0.35, "heuristic": 0.6, "random": 0.05, **changes})

@@ -5,9 +5,9 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-import envs  # noqa: E402
-from agents.registry import make_agent  # noqa: E402
-from train import cli  # noqa: E402
+from aerodeck import envs  # noqa: E402
+from aerodeck.agents.registry import make_agent  # noqa: E402
+from aerodeck.train import cli  # noqa: E402
 
 NETWORKS = [(game.id, name) for game in envs.specs() for name in game.networks]
 

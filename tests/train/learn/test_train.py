@@ -11,10 +11,10 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-import envs  # noqa: E402
+from aerodeck import envs  # noqa: E402
 from tests.games import SOLO  # noqa: E402
-from train import cli  # noqa: E402
-from train.learn.config import default_config  # noqa: E402
+from aerodeck.train import cli  # noqa: E402
+from aerodeck.train.learn.config import default_config  # noqa: E402
 
 GAMES = envs.games()
 
@@ -234,7 +234,7 @@ def test_a_failed_resume_leaves_every_file_of_the_run_byte_identical(tiny_run, t
 
 
 def test_a_run_stopped_before_its_first_checkpoint_leaves_nothing(tmp_path, capsys, monkeypatch):
-    from train.learn import warm_start
+    from aerodeck.train.learn import warm_start
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt

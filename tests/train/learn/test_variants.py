@@ -11,13 +11,13 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from agents.ppo import Inputs, load_model  # noqa: E402
-from agents.registry import make_agent, parse_spec  # noqa: E402
-from agents.variants import VariantSpace  # noqa: E402
+from aerodeck.agents.ppo import Inputs, load_model  # noqa: E402
+from aerodeck.agents.registry import make_agent, parse_spec  # noqa: E402
+from aerodeck.agents.variants import VariantSpace  # noqa: E402
 from tests.games import MULTI, SOLO  # noqa: E402
 from tests.train.learn.test_train import TINY, TINY_LEAGUE, train  # noqa: E402
-from train.learn.config import load_config, merge  # noqa: E402
-from train.learn.run import EVAL_PROBE  # noqa: E402
+from aerodeck.train.learn.config import load_config, merge  # noqa: E402
+from aerodeck.train.learn.run import EVAL_PROBE  # noqa: E402
 
 GAMES = [SOLO, MULTI]
 
@@ -205,7 +205,7 @@ def test_a_general_model_warns_outside_its_ranges_and_refuses_a_layout_it_cannot
 
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.id)
 def test_a_general_warm_start_plays_its_teacher_under_variants_block_by_block(game):
-    from train.learn.warm_start import VARIANT_GAMES, joined, teacher_chunk
+    from aerodeck.train.learn.warm_start import VARIANT_GAMES, joined, teacher_chunk
 
     config = load_config(game.id, general=True)
     warm = dataclasses.replace(config.warm_start, teacher="heuristic", opponent="" if game.solo else "random")
@@ -238,7 +238,7 @@ def test_a_general_run_with_a_warm_start_clones_its_teacher_over_variants(tmp_pa
 
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.id)
 def test_the_shipped_general_model_plays_variants_of_its_ranges_as_ppo_general(game):
-    from agents.ppo import read_sidecar, shipped_misfit, shipped_path
+    from aerodeck.agents.ppo import read_sidecar, shipped_misfit, shipped_path
 
     path = shipped_path(game, game.make_rules(), general=True)
     if not path.exists():
@@ -257,8 +257,8 @@ def test_the_shipped_general_model_plays_variants_of_its_ranges_as_ppo_general(g
 
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.id)
 def test_variants_are_replaced_one_group_at_a_time_and_the_others_play_on(game, tmp_path):
-    from train.learn.budget import Budget
-    from train.learn.run import make_envs, new_run
+    from aerodeck.train.learn.budget import Budget
+    from aerodeck.train.learn.run import make_envs, new_run
 
     config = load_config(game.id, general=True).replace("train", num_envs=12).replace("variants", groups=3)
     config = config.replace("policy", init="")
@@ -279,7 +279,7 @@ def test_variants_are_replaced_one_group_at_a_time_and_the_others_play_on(game, 
 def test_a_minutes_general_run_sizes_its_evaluations_by_timing_the_evaluation_it_runs(tmp_path, monkeypatch):
     """The plan's two timing evaluations are the run's own kind — over the variants too, not only the
     run's rules — so a rule-general run (whose evaluations play every variant) fits them in its share."""
-    from train.learn import variants
+    from aerodeck.train.learn import variants
 
     deals = []
     real = variants.evaluate_general

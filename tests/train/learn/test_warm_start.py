@@ -7,10 +7,10 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from agents.ppo import Inputs  # noqa: E402
+from aerodeck.agents.ppo import Inputs  # noqa: E402
 from tests.games import MULTI, SOLO  # noqa: E402
 from tests.train.learn.teaching import INPUTS, teacher_data, warm  # noqa: E402
-from train.learn.warm_start import (PolicyTap, clone, load_decisions, play_teacher, reread_inputs,  # noqa: E402
+from aerodeck.train.learn.warm_start import (PolicyTap, clone, load_decisions, play_teacher, reread_inputs,  # noqa: E402
                                      save_decisions)
 
 
@@ -38,7 +38,7 @@ def test_teacher_play_stops_on_a_whole_chunk_when_the_next_would_pass_the_deadli
 def test_teacher_play_fills_its_time_with_smaller_chunks_as_the_deadline_nears(monkeypatch):
     """Each game takes one second of the (fake) clock: chunks of 8 while they fit, then halved, until
     not one more game fits before the deadline at 21 s — not the stop at 16 s of whole chunks."""
-    from train.learn import warm_start
+    from aerodeck.train.learn import warm_start
 
     now = [0.0]
 
@@ -89,7 +89,7 @@ def test_saved_decisions_are_reused_by_a_run_needing_as_many_games_or_fewer(tmp_
 
 
 def test_added_decisions_are_numbered_after_the_runs_and_their_targets_padded_to_the_widest(tmp_path):
-    from train.learn.warm_start import with_more_decisions
+    from aerodeck.train.learn.warm_start import with_more_decisions
 
     _, own = teacher_data(SOLO.id, "heuristic", games=3)  # a policy on the action played: k = 1
     _, searched = teacher_data(SOLO.id, "search", games=2)  # on the search's candidates
@@ -122,7 +122,7 @@ def test_a_players_games_do_not_depend_on_the_chunking_even_under_a_teacher_with
 
 
 def test_a_rule_general_runs_decisions_are_refused_by_name_before_any_game(tmp_path):
-    from train.learn.warm_start import check_more_decisions
+    from aerodeck.train.learn.warm_start import check_more_decisions
 
     _, data = teacher_data(SOLO.id, "heuristic", games=2)
     path = tmp_path / "general.npz"
@@ -138,9 +138,9 @@ def test_with_a_player_the_teacher_labels_the_states_the_players_moves_reach(gam
     """DAgger (``[warm_start] player``): the games are the player's — whichever agent labels them, the
     same states and returns — and the actions kept are the teacher's: the search's departs from the
     heuristic's on the same states."""
-    from agents.registry import make_agent
-    from train.evaluate.loop import game_seeds
-    from train.learn.warm_start import teacher_decisions
+    from aerodeck.agents.registry import make_agent
+    from aerodeck.train.evaluate.loop import game_seeds
+    from aerodeck.train.learn.warm_start import teacher_decisions
 
     rules = game.make_rules()
     inputs = Inputs.make(game.id, rules, mask=True, prior="heuristic")
@@ -164,8 +164,8 @@ def test_with_a_player_the_teacher_labels_the_states_the_players_moves_reach(gam
 def tiny_model(game, inputs, **policy):
     from sb3_contrib import MaskablePPO
 
-    from agents.ppo import PriorPolicy
-    from train.learn.model import learner_env
+    from aerodeck.agents.ppo import PriorPolicy
+    from aerodeck.train.learn.model import learner_env
 
     venv = learner_env(game.make_sb3(4, rules=game.make_rules(), seed=0), inputs)
     return MaskablePPO(PriorPolicy if inputs.prior else "MlpPolicy", venv, n_steps=8, batch_size=32, seed=0,

@@ -1,10 +1,10 @@
-"""``aerodeck play`` fed its input, for the tests of ``train.watch.play`` (``test_play.py`` and the
+"""``aerodeck play`` fed its input, for the tests of ``aerodeck.train.watch.play`` (``test_play.py`` and the
 game-named ``test_*_play.py`` here)."""
 
 import io
 import sys
 
-from train import cli
+from aerodeck.train import cli
 
 
 def play(argv, lines, monkeypatch, capsys):

@@ -1,4 +1,4 @@
-"""Replays for the tests of ``train.watch.replay``: an agent's games of a game as records, and the
+"""Replays for the tests of ``aerodeck.train.watch.replay``: an agent's games of a game as records, and the
 ``aerodeck replay`` command fed its keys."""
 
 import io
@@ -6,10 +6,10 @@ import sys
 
 import numpy as np
 
-import envs
-from agents.registry import make_agent
-from train import cli
-from train.watch.replay import GameRecord
+from aerodeck import envs
+from aerodeck.agents.registry import make_agent
+from aerodeck.train import cli
+from aerodeck.train.watch.replay import GameRecord
 
 
 def agent_games(game, seeds, agent="random", **options):

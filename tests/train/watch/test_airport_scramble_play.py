@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-import envs
-from agents.registry import make_agent
-from envs.airport_scramble import text as as_text
-from envs.airport_scramble.actions import lines
-from envs.flight_tycoon import text as ft_text
+from aerodeck import envs
+from aerodeck.agents.registry import make_agent
+from aerodeck.envs.airport_scramble import text as as_text
+from aerodeck.envs.airport_scramble.actions import lines
+from aerodeck.envs.flight_tycoon import text as ft_text
 from tests.train.watch.playing import play
-from train.watch.play import Session
+from aerodeck.train.watch.play import Session
 
 
 def first_legal_game(game, seed, **options):

@@ -7,11 +7,11 @@ import re
 import numpy as np
 import pytest
 
-import envs
-from agents.registry import make_agent
-from envs.flight_tycoon import text
-from envs.flight_tycoon.reference import ReferenceGame
-from envs.flight_tycoon.rules import COLLIDED, LANDED, SQUARE_NAMES, card_name
+from aerodeck import envs
+from aerodeck.agents.registry import make_agent
+from aerodeck.envs.flight_tycoon import text
+from aerodeck.envs.flight_tycoon.reference import ReferenceGame
+from aerodeck.envs.flight_tycoon.rules import COLLIDED, LANDED, SQUARE_NAMES, card_name
 
 
 class Witness(ReferenceGame):

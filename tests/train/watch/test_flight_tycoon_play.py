@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-import envs
-from agents.registry import make_agent
-from envs.common.bits import unpack_bits
-from envs.flight_tycoon import text as ft_text
-from envs.flight_tycoon.rules import N_CARDS, TOWER, card_name
+from aerodeck import envs
+from aerodeck.agents.registry import make_agent
+from aerodeck.envs.common.bits import unpack_bits
+from aerodeck.envs.flight_tycoon import text as ft_text
+from aerodeck.envs.flight_tycoon.rules import N_CARDS, TOWER, card_name
 from tests.train.watch.playing import play
-from train.watch.play import Session
-from train.watch.replay import read
+from aerodeck.train.watch.play import Session
+from aerodeck.train.watch.replay import read
 
 
 def test_hint_names_a_legal_move_and_why(monkeypatch, capsys):

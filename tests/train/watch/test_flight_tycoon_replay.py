@@ -4,8 +4,8 @@ of a 3-player lineup writes replays of the games it scored."""
 import csv
 
 from tests.train.watch.replays import agent_games, replay_command
-from train import cli
-from train.watch.replay import read, write
+from aerodeck.train import cli
+from aerodeck.train.watch.replay import read, write
 
 
 def test_replay_of_a_flight_tycoon_game_shows_every_hand_and_the_log(tmp_path, monkeypatch, capsys):

@@ -4,11 +4,11 @@ undo, hints, what a seat may not see): ``test_<game>_play.py`` here."""
 
 import pytest
 
-import envs
-from agents.registry import make_agent
+from aerodeck import envs
+from aerodeck.agents.registry import make_agent
 from tests.games import MULTI, SOLO
 from tests.train.watch.playing import play
-from train.watch.play import split_specs
+from aerodeck.train.watch.play import split_specs
 
 
 @pytest.mark.parametrize("game, options", [(s.id, v) for s in envs.specs() if s.text for v in s.variants])

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from PIL import Image
 
-import envs
-from agents.registry import make_agent
+from aerodeck import envs
+from aerodeck.agents.registry import make_agent
 from tests.games import MULTI, SOLO
 from tests.train.watch.replays import agent_games, replay_command
-from train import cli
-from train.watch.replay import ReplayError, play_back, read, write
+from aerodeck.train import cli
+from aerodeck.train.watch.replay import ReplayError, play_back, read, write
 
 
 @pytest.fixture(scope="module")
@@ -180,7 +180,7 @@ def test_replay_gif_failing_midway_leaves_no_file(as_file, tmp_path, monkeypatch
 
 def test_the_replay_prompt_lists_every_key_the_step_through_reads(as_file, monkeypatch, capsys):
     # Before: the prompt "[0/16] n/b/j N/q>" left out s and e.
-    from train.watch.replay import STEP_KEYS
+    from aerodeck.train.watch.replay import STEP_KEYS
 
     path, records = as_file
     status, out, _ = replay_command([str(path)], ["?", "e", "s", "q"], monkeypatch, capsys)
@@ -209,8 +209,8 @@ def test_replay_lists_the_games_of_a_file(as_file, monkeypatch, capsys):
 
 @pytest.mark.parametrize("game", [SOLO.id, MULTI.id])
 def test_games_recorded_from_the_play_loop_replay_to_the_scores_it_played(game):
-    from train.evaluate.loop import game_seeds, play_games
-    from train.watch.replay import Recorder
+    from aerodeck.train.evaluate.loop import game_seeds, play_games
+    from aerodeck.train.watch.replay import Recorder
 
     spec = envs.spec(game)
     rules = spec.make_rules()

@@ -1,4 +1,4 @@
-"""benchmarks/teacher_agreement.py: a deterministic teacher agrees with itself and never departs from
+"""research/teacher_agreement.py: a deterministic teacher agrees with itself and never departs from
 itself; a random one does not; the counts add up and are written under --out."""
 
 import importlib.util
@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-import envs
-from agents.registry import make_agent
-from envs.common.rng import game_seeds
+from aerodeck import envs
+from aerodeck.agents.registry import make_agent
+from aerodeck.envs.common.rng import game_seeds
 from tests.games import MULTI, SOLO
-from train.evaluate.loop import play_games
+from aerodeck.train.evaluate.loop import play_games
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "teacher_agreement.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "research" / "teacher_agreement.py"
 spec = importlib.util.spec_from_file_location("teacher_agreement", SCRIPT)
 script = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(script)

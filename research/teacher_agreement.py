@@ -19,9 +19,9 @@ see it on the positions it was trained on). Actions are compared by their number
 decisions (those of one game are not independent: read them as rough). Writes
 ``teacher_agreement-<game>.json`` under ``--out`` (default ``out/benchmarks/``).
 
-    .venv/bin/python benchmarks/teacher_agreement.py airport-scramble --teacher search:gate=2 --games 400
-    .venv/bin/python benchmarks/teacher_agreement.py flight-tycoon --players 4 --teacher search --games 40
-    .venv/bin/python benchmarks/teacher_agreement.py airport-scramble --teacher search:gate=2 --student ppo --along ppo
+    .venv/bin/python research/teacher_agreement.py airport-scramble --teacher search:gate=2 --games 400
+    .venv/bin/python research/teacher_agreement.py flight-tycoon --players 4 --teacher search --games 40
+    .venv/bin/python research/teacher_agreement.py airport-scramble --teacher search:gate=2 --student ppo --along ppo
 """
 
 from __future__ import annotations
@@ -37,13 +37,13 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-import envs  # noqa: E402
-from agents.base import Agent, act  # noqa: E402
-from agents.registry import make_agent  # noqa: E402
-from agents.streams import decision_keys  # noqa: E402
-from envs.common.rng import game_seeds  # noqa: E402
-from train.args import load_rules  # noqa: E402
-from train.evaluate.loop import agent_seed, play_games  # noqa: E402
+from aerodeck import envs  # noqa: E402
+from aerodeck.agents.base import Agent, act  # noqa: E402
+from aerodeck.agents.registry import make_agent  # noqa: E402
+from aerodeck.agents.streams import decision_keys  # noqa: E402
+from aerodeck.envs.common.rng import game_seeds  # noqa: E402
+from aerodeck.train.args import load_rules  # noqa: E402
+from aerodeck.train.evaluate.loop import agent_seed, play_games  # noqa: E402
 
 
 class Probe(Agent):

@@ -18,13 +18,13 @@ rest (``--bench``: those reading the position then play fresh deals beside the h
   ``--radius`` cells each way, every cell's card colours, the plane and the ticket's airports), the
   card it plays, its kind and rank, and the game's counts (die, points, deck, cards of each colour
   pair left) — the heuristic's planner's view, local and the same on every cell
-  (``agents.airport_scramble.local.LocalFeatures``, what the suite's ``local`` policy network reads).
+  (``aerodeck.agents.airport_scramble.local.LocalFeatures``, what the suite's ``local`` policy network reads).
 
 Printed for each: held-out agreement with the teacher, and on the teacher's departures (it chose
 another candidate than the heuristic's first) the share the network makes; "first" is the heuristic
 alone. Writes ``consequence_probe.json`` under ``--out`` (default ``out/benchmarks/``).
 
-    .venv/bin/python benchmarks/consequence_probe.py --games 3000
+    .venv/bin/python research/consequence_probe.py --games 3000
 """
 
 from __future__ import annotations
@@ -40,13 +40,13 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-import envs  # noqa: E402
-from agents.airport_scramble.local import LocalFeatures  # noqa: E402
-from agents.base import Agent  # noqa: E402
-from agents.registry import make_agent  # noqa: E402
-from agents.streams import decision_keys  # noqa: E402
-from envs.common.rng import game_seeds  # noqa: E402
-from train.evaluate.loop import agent_seed, play_games  # noqa: E402
+from aerodeck import envs  # noqa: E402
+from aerodeck.agents.airport_scramble.local import LocalFeatures  # noqa: E402
+from aerodeck.agents.base import Agent  # noqa: E402
+from aerodeck.agents.registry import make_agent  # noqa: E402
+from aerodeck.agents.streams import decision_keys  # noqa: E402
+from aerodeck.envs.common.rng import game_seeds  # noqa: E402
+from aerodeck.train.evaluate.loop import agent_seed, play_games  # noqa: E402
 
 GAME = "airport-scramble"
 
@@ -152,8 +152,8 @@ class Chooser(Agent):
 
     def __init__(self, choose, candidates: int, seed=0, rules=None) -> None:
         super().__init__(seed, rules)
-        from agents.airport_scramble.planning import Table
-        from agents.airport_scramble.search import SearchAgent
+        from aerodeck.agents.airport_scramble.planning import Table
+        from aerodeck.agents.airport_scramble.search import SearchAgent
 
         self.choose, self.table = choose, Table
         self.ranker = SearchAgent(rules=self.rules, candidates=candidates)
@@ -181,7 +181,7 @@ def scores(chosen: np.ndarray, teacher: np.ndarray) -> dict:
 def bench(choosers: dict, candidates: int, games: int, seed: int) -> dict:
     """The heuristic and a :class:`Chooser` per fitted network on the same ``games`` deals of ``seed``:
     mean scores and paired differences to the heuristic (Student-t 95 %), printed and returned."""
-    from train.evaluate.stats import mean_ci
+    from aerodeck.train.evaluate.stats import mean_ci
 
     game = envs.spec(GAME)
     rules = game.rules_class()()

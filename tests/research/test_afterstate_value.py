@@ -1,4 +1,4 @@
-"""benchmarks/afterstate_value.py: afterstates are kept with their rollout values or paired gains, the
+"""research/afterstate_value.py: afterstates are kept with their rollout values or paired gains, the
 networks are fitted, the lookahead agent plays them (and the heuristic when told to keep to it)."""
 
 import importlib.util
@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import envs
-from agents.registry import make_agent
-from envs.common.rng import game_seeds
-from train.evaluate.loop import play_games
+from aerodeck import envs
+from aerodeck.agents.registry import make_agent
+from aerodeck.envs.common.rng import game_seeds
+from aerodeck.train.evaluate.loop import play_games
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "afterstate_value.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "research" / "afterstate_value.py"
 spec = importlib.util.spec_from_file_location("afterstate_value", SCRIPT)
 script = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(script)

@@ -30,12 +30,12 @@ import dataclasses
 
 import numpy as np
 
-from tests.agents.airport_scramble_heuristic_v1.planning import (
+from .planning import (
     HORIZONTAL, INF, OPPOSITE, W_, N_, Board, Geometry, Table, arrival, buffer, cells, colour_bits,
     departure, forward_field, placement_goal, reverse_field,
 )
-from agents.base import Agent, Knob
-from envs.airport_scramble.rules import DIE_SIDES, AirportScrambleRules
+from aerodeck.agents.base import Agent, Knob
+from aerodeck.envs.airport_scramble.rules import DIE_SIDES, AirportScrambleRules
 
 CHUNK = 1024  # games planned at once (see HeuristicAgent.decide)
 UNIT = 16  # scores are in sixteenths of an action point; the remainder breaks ties

@@ -36,9 +36,9 @@ an untrained network plays the heuristic's choice). The steps, each a subcommand
            ``games.csv`` (a seed column and a score column per model) to pair with ``aerodeck bench``'s
            own ``games.csv`` on the same seed
 
-    .venv/bin/python benchmarks/board_network.py play --games 64 --workers 1 --out out/board/data.npz
-    .venv/bin/python benchmarks/board_network.py fit --data out/board/data.npz --epochs 5 --out out/board
-    .venv/bin/python benchmarks/board_network.py bench --models out/board/board.pt --games 200 --out out/board
+    .venv/bin/python research/board_network.py play --games 64 --workers 1 --out out/board/data.npz
+    .venv/bin/python research/board_network.py fit --data out/board/data.npz --epochs 5 --out out/board
+    .venv/bin/python research/board_network.py bench --models out/board/board.pt --games 200 --out out/board
 """
 
 from __future__ import annotations
@@ -57,10 +57,10 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.airport_scramble.local import LocalFeatures  # noqa: E402
-from agents.airport_scramble.planning import Table  # noqa: E402
-from agents.ppo import Inputs  # noqa: E402
-from envs.airport_scramble.rules import AirportScrambleRules  # noqa: E402
+from aerodeck.agents.airport_scramble.local import LocalFeatures  # noqa: E402
+from aerodeck.agents.airport_scramble.planning import Table  # noqa: E402
+from aerodeck.agents.ppo import Inputs  # noqa: E402
+from aerodeck.envs.airport_scramble.rules import AirportScrambleRules  # noqa: E402
 
 GAME = "airport-scramble"
 K = 4  # the heuristic's candidates (the student's prior_ranks)
@@ -165,8 +165,8 @@ def play_chunk(teacher: str, seed: int, start: int, count: int) -> dict:
     """The teacher's decisions in games ``start … start+count−1`` (train.learn.warm_start.teacher_chunk),
     as :func:`board_view` reads them, with ``label`` int64 (n,) the teacher's candidate (−1: not one of
     the K) and ``game`` int64 (n,)."""
-    from train.learn.config import WarmStartConfig
-    from train.learn.warm_start import teacher_chunk
+    from aerodeck.train.learn.config import WarmStartConfig
+    from aerodeck.train.learn.warm_start import teacher_chunk
 
     rules = AirportScrambleRules()
     warm = WarmStartConfig(teacher=teacher, seed=seed)
@@ -212,8 +212,8 @@ def replay_chunk(path: str, start: int, count: int) -> dict:
     """Games ``start … start+count−1`` of the replay ``path`` (:func:`pack`) played again move by move,
     their decisions as :func:`play_chunk` returns them, in its order; ``ValueError`` if a game does not
     replay (an illegal move, or a game that ends before or after its recorded moves)."""
-    import envs
-    from envs.common.rng import game_seeds
+    from aerodeck import envs
+    from aerodeck.envs.common.rng import game_seeds
 
     with np.load(path) as f:
         seed, ids, length, actions = int(f["seed"]), f["game"], f["length"], f["actions"].astype(np.int64)
@@ -588,9 +588,9 @@ class NetworkAgent:
 def bench_part(models: list[str], seeds: np.ndarray, batch: int, threads: int) -> tuple[np.ndarray, dict, dict]:
     """The heuristic and each model of ``models`` on the deals ``seeds`` ``uint64 (n,)``: those seeds, each
     one's scores ``float64 (n,)`` and each one's seconds."""
-    import envs
-    from agents.registry import make_agent
-    from train.evaluate.loop import play_solo
+    from aerodeck import envs
+    from aerodeck.agents.registry import make_agent
+    from aerodeck.train.evaluate.loop import play_solo
 
     torch.set_num_threads(threads)
     rules = AirportScrambleRules()
@@ -613,7 +613,7 @@ def bench(args) -> dict:
     returns each one's scores ``float64 (games,)``."""
     from itertools import repeat
 
-    from train.evaluate.loop import game_seeds
+    from aerodeck.train.evaluate.loop import game_seeds
 
     parts = np.array_split(game_seeds(args.seed, args.games), min(args.workers, args.games))
     if len(parts) == 1:
@@ -712,7 +712,7 @@ def main(argv=None) -> int:
                 p.error(f"--replay: {args.replay} is not a file of board_network.py pack (or holds no game)")
             play(args)
         elif args.step == "play":
-            from agents.registry import make_agent
+            from aerodeck.agents.registry import make_agent
 
             teacher = make_agent(GAME, args.teacher, AirportScrambleRules())
             if not hasattr(teacher, "rollouts"):

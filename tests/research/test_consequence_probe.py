@@ -1,4 +1,4 @@
-"""benchmarks/consequence_probe.py: the teacher's decisions are kept with what each candidate leads to,
+"""research/consequence_probe.py: the teacher's decisions are kept with what each candidate leads to,
 the networks are fitted and scored, the local reader sees each candidate's cell, bad input is one line."""
 
 import importlib.util
@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import envs
+from aerodeck import envs
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "consequence_probe.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "research" / "consequence_probe.py"
 spec = importlib.util.spec_from_file_location("consequence_probe", SCRIPT)
 script = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(script)
@@ -79,9 +79,9 @@ def test_the_fitted_readers_that_read_the_position_play_fresh_deals(tmp_path, ca
 
 
 def test_a_chooser_that_keeps_the_first_candidate_plays_the_heuristic_and_one_that_departs_does_not():
-    from agents.registry import make_agent
-    from envs.common.rng import game_seeds
-    from train.evaluate.loop import play_games
+    from aerodeck.agents.registry import make_agent
+    from aerodeck.envs.common.rng import game_seeds
+    from aerodeck.train.evaluate.loop import play_games
 
     game = envs.spec(script.GAME)
     rules = game.rules_class()()

@@ -1,4 +1,4 @@
-"""benchmarks/board_network.py: the teacher's decisions do not depend on the chunking, each network reads
+"""research/board_network.py: the teacher's decisions do not depend on the chunking, each network reads
 the candidates the student reads, an untrained board network plays the heuristic's moves, the steps run
 end to end, a packed warm start replays to the teacher's own decisions, the ticket figures count the
 tickets to come as the state holds them, and bad input is one line."""
@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 import torch
 
-import envs
+from aerodeck import envs
 
 # imported by name from its folder, so that the worker processes of `play` import it too
-sys.path.append(str(Path(__file__).resolve().parents[2] / "benchmarks"))
+sys.path.append(str(Path(__file__).resolve().parents[2] / "research"))
 script = importlib.import_module("board_network")
 
 TEACHER = "search:candidates=3,rollouts=2"
@@ -47,8 +47,8 @@ def test_each_decision_holds_the_heuristics_candidates_in_rank_order_and_the_tea
 
 
 def test_an_untrained_board_network_plays_the_heuristics_moves(tmp_path):
-    from agents.registry import make_agent
-    from train.evaluate.loop import game_seeds, play_solo
+    from aerodeck.agents.registry import make_agent
+    from aerodeck.train.evaluate.loop import game_seeds, play_solo
 
     model = script.BoardNet(script.LocalFeatures(script.AirportScrambleRules(), 3, plan=True).size, width=16, layers=1)
     script.save_model(model, "board", tmp_path / "board.pt")
@@ -78,7 +78,7 @@ def test_a_network_that_prefers_the_second_candidate_plays_it_where_there_is_one
     script.save_model(model, "local", tmp_path / "local.pt")
     agent = script.NetworkAgent(str(tmp_path / "local.pt"), rules)
     core = envs.spec(script.GAME).make_core(rules)
-    from envs.common.rng import game_seeds
+    from aerodeck.envs.common.rng import game_seeds
 
     state = core.init(game_seeds(5, 64))
     observations, masks = core.observe(state), core.legal_mask(state)
@@ -189,8 +189,8 @@ def test_a_file_of_another_kind_is_refused_by_name(tmp_path, capsys):
 
 def warm_start_file(path, seed=7, games=6, **meta):
     """A warm_start.npz of ``games`` teacher games, as ``aerodeck train`` saves one."""
-    from train.learn.config import WarmStartConfig
-    from train.learn.warm_start import save_decisions, teacher_chunk
+    from aerodeck.train.learn.config import WarmStartConfig
+    from aerodeck.train.learn.warm_start import save_decisions, teacher_chunk
 
     rules = script.AirportScrambleRules()
     data = teacher_chunk(script.GAME, rules, WarmStartConfig(teacher=TEACHER, seed=seed), script.INPUTS, seed, 0.995,
@@ -225,7 +225,7 @@ def test_a_replay_that_does_not_replay_is_refused_naming_the_game(tmp_path):
     script.main(["pack", "--decisions", str(tmp_path / "warm_start.npz"), "--out", str(tmp_path / "r.npz")])
     with np.load(tmp_path / "r.npz") as f:
         packed = {k: f[k] for k in f.files}
-    from envs.common.rng import game_seeds
+    from aerodeck.envs.common.rng import game_seeds
 
     rules = script.AirportScrambleRules()
     core = envs.spec(script.GAME).make_core(rules)
@@ -259,8 +259,8 @@ def test_pack_refuses_a_warm_start_it_cannot_replay(tmp_path, capsys, meta, says
 def test_the_ticket_figures_count_the_tickets_to_come_as_the_state_holds_them():
     """TicketFigures against a count, candidate by candidate, from the core's state (the decks' contents,
     the grid, the face-up slots), not from the observation it decodes."""
-    from agents.registry import make_agent
-    from envs.common.rng import game_seeds
+    from aerodeck.agents.registry import make_agent
+    from aerodeck.envs.common.rng import game_seeds
 
     rules = script.AirportScrambleRules()
     core = envs.spec(script.GAME).make_core(rules)
@@ -352,8 +352,8 @@ def seen_through(geo, g, observations, actions):
 def test_a_symmetry_of_the_features_is_the_features_of_the_position_seen_through_it():
     """Symmetries against the features (the local network's, the plan figures included, and for the
     mirrors the ticket figures) of positions mirrored and transposed in the observation itself."""
-    from agents.registry import make_agent
-    from envs.common.rng import game_seeds
+    from aerodeck.agents.registry import make_agent
+    from aerodeck.envs.common.rng import game_seeds
 
     rules = script.AirportScrambleRules()
     core = envs.spec(script.GAME).make_core(rules)

@@ -25,8 +25,8 @@ from the position *after* each candidate (an afterstate) and plays by it, no rol
 Writes ``afterstate_value.json`` and the network ``value.pt`` (``--load`` plays a saved one again)
 under ``--out`` (default ``out/benchmarks/``).
 
-    .venv/bin/python benchmarks/afterstate_value.py --games 20000 --bench 2000 --margin 0 0.1 0.3
-    .venv/bin/python benchmarks/afterstate_value.py --target gain --samples 8 --games 20000 --bench 2000 \\
+    .venv/bin/python research/afterstate_value.py --games 20000 --bench 2000 --margin 0 0.1 0.3
+    .venv/bin/python research/afterstate_value.py --target gain --samples 8 --games 20000 --bench 2000 \\
         --no-search --margin 0 0.05 0.1
 """
 
@@ -45,14 +45,14 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-import envs  # noqa: E402
-from agents.airport_scramble.planning import Table  # noqa: E402
-from agents.airport_scramble.search import SearchAgent  # noqa: E402
-from agents.base import Agent  # noqa: E402
-from agents.registry import make_agent  # noqa: E402
-from envs.common.rng import game_seeds  # noqa: E402
-from train.evaluate.loop import agent_seed, play_games  # noqa: E402
-from train.evaluate.stats import mean_ci  # noqa: E402
+from aerodeck import envs  # noqa: E402
+from aerodeck.agents.airport_scramble.planning import Table  # noqa: E402
+from aerodeck.agents.airport_scramble.search import SearchAgent  # noqa: E402
+from aerodeck.agents.base import Agent  # noqa: E402
+from aerodeck.agents.registry import make_agent  # noqa: E402
+from aerodeck.envs.common.rng import game_seeds  # noqa: E402
+from aerodeck.train.evaluate.loop import agent_seed, play_games  # noqa: E402
+from aerodeck.train.evaluate.stats import mean_ci  # noqa: E402
 
 GAME = "airport-scramble"
 

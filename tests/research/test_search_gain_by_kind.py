@@ -1,4 +1,4 @@
-"""The search agent's ``only`` knob and benchmarks/search_gain_by_kind.py: a restricted search departs
+"""The search agent's ``only`` knob and research/search_gain_by_kind.py: a restricted search departs
 from the heuristic only to its kinds, free to depart to every kind it is the search agent, and bad
 knobs and arguments are one line."""
 
@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-import envs
-from agents.ppo import shipped_path
-from agents.registry import make_agent
-from envs.common.rng import game_seeds
-from train.evaluate.loop import play_games
+from aerodeck import envs
+from aerodeck.agents.ppo import shipped_path
+from aerodeck.agents.registry import make_agent
+from aerodeck.envs.common.rng import game_seeds
+from aerodeck.train.evaluate.loop import play_games
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "search_gain_by_kind.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "research" / "search_gain_by_kind.py"
 spec = importlib.util.spec_from_file_location("search_gain_by_kind", SCRIPT)
 script = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(script)

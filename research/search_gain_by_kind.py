@@ -13,8 +13,8 @@ the restricted gains against the full search's says whether the kinds add up or 
 
 Writes ``search_gain_by_kind.json`` under ``--out`` (default ``out/benchmarks/``).
 
-    .venv/bin/python benchmarks/search_gain_by_kind.py --games 4000
-    .venv/bin/python benchmarks/search_gain_by_kind.py --games 4000 --kinds play replace --no-full --agent ppo
+    .venv/bin/python research/search_gain_by_kind.py --games 4000
+    .venv/bin/python research/search_gain_by_kind.py --games 4000 --kinds play replace --no-full --agent ppo
 """
 
 from __future__ import annotations
@@ -32,14 +32,14 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-import envs  # noqa: E402
-from agents.airport_scramble.search import DEPARTURE_KINDS  # noqa: E402
-from agents.base import Agent  # noqa: E402
-from agents.registry import make_agent  # noqa: E402
-from envs.airport_scramble.actions import KINDS  # noqa: E402
-from envs.common.rng import game_seeds  # noqa: E402
-from train.evaluate.loop import agent_seed, play_games  # noqa: E402
-from train.evaluate.stats import mean_ci  # noqa: E402
+from aerodeck import envs  # noqa: E402
+from aerodeck.agents.airport_scramble.search import DEPARTURE_KINDS  # noqa: E402
+from aerodeck.agents.base import Agent  # noqa: E402
+from aerodeck.agents.registry import make_agent  # noqa: E402
+from aerodeck.envs.airport_scramble.actions import KINDS  # noqa: E402
+from aerodeck.envs.common.rng import game_seeds  # noqa: E402
+from aerodeck.train.evaluate.loop import agent_seed, play_games  # noqa: E402
+from aerodeck.train.evaluate.stats import mean_ci  # noqa: E402
 
 GAME = "airport-scramble"
 

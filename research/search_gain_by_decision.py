@@ -12,8 +12,8 @@ each kind, seconds.
 
 Writes ``search_gain_by_decision-BASE.json`` under ``--out`` (default ``out/benchmarks/``).
 
-    .venv/bin/python benchmarks/search_gain_by_decision.py --games 4000 --base heuristic
-    .venv/bin/python benchmarks/search_gain_by_decision.py --games 4000 --base ppo --no-full
+    .venv/bin/python research/search_gain_by_decision.py --games 4000 --base heuristic
+    .venv/bin/python research/search_gain_by_decision.py --games 4000 --base ppo --no-full
 """
 
 from __future__ import annotations
@@ -30,12 +30,12 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-import envs  # noqa: E402
-from agents.base import Agent, act  # noqa: E402
-from agents.registry import make_agent  # noqa: E402
-from envs.flight_tycoon.observation import ObservationLayout  # noqa: E402
-from train.evaluate.loop import agent_seed, game_seeds, play_games  # noqa: E402
-from train.evaluate.stats import mean_ci  # noqa: E402
+from aerodeck import envs  # noqa: E402
+from aerodeck.agents.base import Agent, act  # noqa: E402
+from aerodeck.agents.registry import make_agent  # noqa: E402
+from aerodeck.envs.flight_tycoon.observation import ObservationLayout  # noqa: E402
+from aerodeck.train.evaluate.loop import agent_seed, game_seeds, play_games  # noqa: E402
+from aerodeck.train.evaluate.stats import mean_ci  # noqa: E402
 
 GAME = "flight-tycoon"
 #: The decision kinds in the observation's ``decision`` block (FT-16).

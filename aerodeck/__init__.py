@@ -1,0 +1,20 @@
+"""aerodeck: reinforcement-learning environments for two aviation card games on a batched numpy core.
+
+``import aerodeck`` registers every game's Gymnasium id (``gymnasium.make("aerodeck/AirportScramble-v0")``)
+and discovers the games of installed plugins (entry-point group ``aerodeck.games``). The packages:
+
+- ``aerodeck.envs``: the games (rules, engines, environment APIs) and their registry;
+- ``aerodeck.agents``: policies on batches (random, heuristic, search, expert, ppo);
+- ``aerodeck.train``: the tools users run (train, bench, compare / sweep / tune, play, replay) and the CLI;
+- ``aerodeck.testing``: the contract check a game's author runs (:func:`aerodeck.testing.check_game`).
+
+The PettingZoo game keeps its versioned module: ``from aerodeck import flight_tycoon_v0``.
+"""
+
+from aerodeck import envs
+from aerodeck.envs import flight_tycoon_v0
+from aerodeck.envs import GameSpec, games, make_core, spec, specs, view_of_env
+
+__version__ = "0.1.0"
+
+__all__ = ["GameSpec", "envs", "flight_tycoon_v0", "games", "make_core", "spec", "specs", "view_of_env"]
