@@ -1,10 +1,10 @@
 """A game from its own package: in a fresh virtual environment that holds aerodeck and nothing of the
-example game but its installed package (``examples/plugin_game``), ``envs`` finds the game through
+example game but its installed package (``examples/plugin_game``), ``aerodeck`` finds the game through
 the ``aerodeck.games`` entry point and the game passes the contract.
 
 The environment borrows this one's third-party packages and aerodeck's source through a ``.pth`` file
 (no torch reinstall); the game is ``pip install``-ed into it from a copy of its folder, so the copy in
-the new environment — not one installed here — is what ``envs`` loads.
+the new environment — not one installed here — is what ``aerodeck`` loads.
 """
 
 from __future__ import annotations
@@ -40,7 +40,9 @@ def test_the_example_game_installed_alone_passes_the_contract(tmp_path):
     run(sys.executable, "-m", "venv", "--without-pip", venv)
     python = venv / "bin" / "python"
     site = Path(run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])").strip())
-    (site / "aerodeck-borrowed.pth").write_text(f"{ROOT}\n{sysconfig.get_paths()['purelib']}\n", encoding="utf-8")
+    # addsitedir, not a plain path line: it also runs that site's .pth files (aerodeck's editable finder)
+    borrowed = f"import site; site.addsitedir({sysconfig.get_paths()['purelib']!r})"
+    (site / "aerodeck-borrowed.pth").write_text(f"{ROOT}\n{borrowed}\n", encoding="utf-8")
 
     source = tmp_path / "plugin"
     shutil.copytree(PLUGIN, source, ignore=shutil.ignore_patterns("*.egg-info", "build", "__pycache__"))
