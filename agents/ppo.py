@@ -355,6 +355,9 @@ class PPOAgent(Agent):
     """
 
     name = "ppo"
+    #: ``[decisions, as the prior]`` counted by :meth:`act` when set to ``[0, 0]`` (a model with a prior):
+    #: how many of its decisions were one of the prior agent's best actions (what a training run reports).
+    agreement: list | None = None
     knobs = {
         "path": Knob(str, doc="the model zip written by aerodeck train (default: the shipped model)"),
         "deterministic": Knob(bool, doc="on: the most likely legal action; off: sample from the policy"),
@@ -428,7 +431,12 @@ class PPOAgent(Agent):
         if not self.deterministic:
             logits = logits + self.gumbel(keys, logits.shape).astype(np.float32)
         legal = masks.any(axis=1)
-        return np.where(legal, self.inputs.variant_actions(np.where(legal, logits.argmax(axis=1), 0)), 0)
+        chosen = np.where(legal, logits.argmax(axis=1), 0)
+        if self.agreement is not None and self.inputs.prior is not None:  # the prior's best: feature 1
+            best = inputs[np.flatnonzero(legal), inputs.shape[1] - logits.shape[1] + chosen[legal]] == 1
+            self.agreement[0] += int(legal.sum())
+            self.agreement[1] += int(best.sum())
+        return np.where(legal, self.inputs.variant_actions(chosen), 0)
 
 
 #: Self-checks done in this process: (model file, its mtime, rules, deals, deterministic, key) -> outcome.

@@ -1,9 +1,13 @@
 """Agents by name: ``make_agent("airport-scramble", "search:rollouts=8,candidates=2", rules, seed)``.
 
 A game's agents are ``random`` and ``ppo`` (every game; ``ppo`` plays a trained model, see
-:mod:`aerodeck.agents.ppo`) plus those its registry entry offers (``aerodeck.envs.spec(game).agents``). An agent spec is ``NAME`` or ``NAME:key=value,key=value``; each key is
-one of the agent class's declared :attr:`~agents.base.Agent.knobs`, and its value is checked against
-the knob's type and range (an error names the agent, the knob and what is allowed).
+:mod:`aerodeck.agents.ppo`) plus those its registry entry offers (``aerodeck.envs.spec(game).agents``:
+name -> ``"module:Class"``). This module is the one place that turns an agent's name into its class:
+the registry of games holds the names as data and imports no agent. ``game`` is a game id or a
+``GameSpec`` (``aerodeck.testing`` checks a spec that is not registered). An agent spec is ``NAME``
+or ``NAME:key=value,key=value``; each key is one of the agent class's declared
+:attr:`~aerodeck.agents.base.Agent.knobs`, and its value is checked against the knob's type and range
+(an error names the agent, the knob and what is allowed).
 """
 
 from __future__ import annotations
@@ -19,13 +23,34 @@ from aerodeck.envs.registry import load
 from aerodeck.envs.registry import PPO, RANDOM  # noqa: E402
 
 
-def agent_names(game: str) -> list[str]:
+def game_spec(game: str | envs.GameSpec) -> envs.GameSpec:
+    """``game`` if it is a GameSpec, else the registered spec of the game id ``game`` (``ValueError`` if unknown)."""
+    return game if isinstance(game, envs.GameSpec) else envs.spec(game)
+
+
+def agent_names(game: str | envs.GameSpec) -> list[str]:
     """The agent names available for ``game`` (``ValueError`` for an unknown game)."""
-    return envs.spec(game).agent_names()
+    return game_spec(game).agent_names()
 
 
-def agent_class(game: str, name: str) -> type[Agent]:
+def agent_kinds(game: str | envs.GameSpec) -> list[str]:
+    """Every agent spec name ``game`` accepts, for lists shown to a user: :func:`agent_names` (the
+    registry's) and ``restricted`` (any of them with action kinds taken away)."""
+    return [*agent_names(game), restricted.NAME]
+
+
+def describe_kinds(game: str | envs.GameSpec) -> str:
+    """The agent kinds of ``game`` in one line for help texts and errors, the spellings that need one
+    shown: ``random, heuristic, …, ppo (ppo:path=FILE.zip, ppo:general), restricted (restricted:base=AGENT,
+    forbid=KIND)``."""
+    spelled = {PPO: f"{PPO} ({PPO}:path=FILE.zip, {PPO}:general)",
+               restricted.NAME: f"{restricted.NAME} ({restricted.NAME}:base=AGENT,forbid=KIND)"}
+    return ", ".join(spelled.get(name, name) for name in agent_kinds(game))
+
+
+def agent_class(game: str | envs.GameSpec, name: str) -> type[Agent]:
     """The class of agent ``name`` for ``game``; ``ValueError`` naming the available agents otherwise."""
+    spec = game_spec(game)
     if name == RANDOM:
         return RandomAgent
     if name == PPO:
@@ -33,7 +58,9 @@ def agent_class(game: str, name: str) -> type[Agent]:
             return load("aerodeck.agents.ppo:PPOAgent")
         except ImportError as err:  # torch and sb3-contrib come with the train extra
             raise ValueError(f"agent 'ppo' needs the train extra: pip install -e '.[train]' ({err})") from None
-    return envs.spec(game).load_agent(name)
+    if name not in spec.agents:
+        raise ValueError(f"unknown agent {name!r} for {spec.id}; available: {describe_kinds(spec)}")
+    return load(spec.agents[name])
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
@@ -48,13 +75,16 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
             sep, value = "=", "on"
         if not sep or not key.strip():
             raise ValueError(f"agent spec {spec!r}: parameter {item!r} is not of the form key=value")
+        if key.strip() in params:
+            raise ValueError(f"agent spec {spec!r}: {key.strip()!r} is given twice; give each knob once")
         params[key.strip()] = value.strip()
     return name, params
 
 
-def knob_values(game: str, name: str, params: dict) -> dict:
+def knob_values(game: str | envs.GameSpec, name: str, params: dict) -> dict:
     """``params`` (knob name -> text or Python value) typed and checked against agent ``name``'s knobs."""
     cls = agent_class(game, name)
+    game = game_spec(game).id
     out = {}
     for key, value in params.items():
         if key not in cls.knobs:
@@ -64,14 +94,14 @@ def knob_values(game: str, name: str, params: dict) -> dict:
     return out
 
 
-def make_agent(game: str, spec: str, rules=None, seed: int | None = 0) -> Agent:
+def make_agent(game: str | envs.GameSpec, spec: str, rules=None, seed: int | None = 0) -> Agent:
     """Build the agent named by ``spec`` for ``game`` with its own seed; clear errors for bad specs.
     ``restricted:base=AGENT,forbid=KIND[+KIND...],<base knobs>`` wraps any agent (``aerodeck.agents.restricted``),
     the base agent built here with the same seed."""
     name, params = parse_spec(spec)
     if name == restricted.NAME:
         base, forbid, own = restricted.split_spec(params)
-        kinds = tuple(envs.spec(game).make_core(rules).actions.kinds)
+        kinds = tuple(game_spec(game).make_core(rules).actions.kinds)
         inner_spec = base + (":" + ",".join(f"{k}={v}" for k, v in own.items()) if own else "")
         inner = make_agent(game, inner_spec, rules, seed)
         return restricted.RestrictedAgent(inner, restricted.parse_forbid(forbid, kinds), kinds, seed, rules)

@@ -4,9 +4,10 @@
 **options)`` builds its batched core. The two built-in games are declared in ``GAMES`` below; a game
 from another package joins through the entry-point group ``aerodeck.games`` (an entry point named
 after the game's id that loads its ``GameSpec``; see ``docs/adding-a-game.md``). Every tool reaches a
-game only through its spec's methods; ``tests/test_contract.py`` checks every field of every
-registered game. Entry points are ``"module:Name"`` strings (imported on first use, so ``import
-envs`` stays cheap) or the objects themselves.
+game only through its spec's methods; ``aerodeck.testing.check_game`` checks every field of a game
+(``tests/test_contract.py`` runs it for every registered game). Entry points are ``"module:Name"``
+strings (imported on first use, so ``import aerodeck`` stays cheap and imports no agent) or the
+objects themselves.
 """
 
 from __future__ import annotations
@@ -64,7 +65,8 @@ class GameSpec:
 
     Entry points (``rules``, ``core``, ``env``, ``vector``, ``sb3``, ``view``, ``text``, ``summary``,
     ``metrics``, the ``agents``) are ``"module:Name"`` strings or the objects themselves; use the
-    methods (``make_core``, ``make_env``, ``text_module`` …), never the fields, to reach them.
+    methods (``make_core``, ``make_env``, ``text_module`` …), never the fields, to reach them (the
+    agents: ``aerodeck.agents.registry.make_agent``). ``aerodeck.testing.check_game`` checks every field.
     """
 
     #: The game's id on the command line and in files (``"airport-scramble"``): lowercase words joined by ``-``.
@@ -99,7 +101,8 @@ class GameSpec:
     vector: Any = None
     #: The modes the single-game env renders (``"ansi"``: ``str``; ``"rgb_array"``: ``uint8 (H, W, 3)``).
     render_modes: tuple[str, ...] = ("ansi", "rgb_array")
-    #: The agents this game offers beyond ``random`` and ``ppo``: name -> agent class.
+    #: The agents this game offers beyond ``random`` and ``ppo``: name -> agent class, as a ``"module:Class"``
+    #: string (``aerodeck.envs`` imports no agent; ``aerodeck.agents.registry`` alone turns a name into a class).
     agents: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     #: Policy networks the game offers beyond the MLP (``[policy] network``): name -> the sb3-contrib
     #: ``MaskableActorCriticPolicy`` class; its ``policy_kwargs(config, rules, inputs)`` (``config``: the
@@ -124,6 +127,9 @@ class GameSpec:
     summary: Any = None
     #: The metric catalogue (``aerodeck.envs.common.metrics.Catalogue``) of ``aerodeck compare / sweep / tune``, or ``None``.
     metrics: Any = None
+    #: The headline metrics of ``aerodeck compare``'s summary (names in the catalogue): the answer a
+    #: designer reads first, per variant in one sentence; empty: the catalogue's first metric.
+    headline: tuple[str, ...] = ()
     #: The default training config (TOML): ``"package:relative/path.toml"`` or a ``Path``, or ``None``.
     training_config: str | Path | None = None
     #: The rule-general model's config over the defaults (its ``[variants]`` ranges; ``aerodeck train
@@ -238,12 +244,6 @@ class GameSpec:
         """Every agent the game offers: ``random``, its own, ``ppo``."""
         return [RANDOM, *self.agents, PPO]
 
-    def load_agent(self, name: str) -> type:
-        """The class of the game's own agent ``name`` (one of ``agents``); ``ValueError`` otherwise."""
-        if name not in self.agents:
-            raise ValueError(f"unknown agent {name!r} for {self.id}; available: {', '.join(self.agent_names())}")
-        return load(self.agents[name])
-
     def network_class(self, name: str) -> type:
         """The policy class of the game's network ``name`` (one of ``networks``); ``ValueError`` otherwise."""
         if name not in self.networks:
@@ -289,11 +289,12 @@ GAMES: dict[str, GameSpec] = {
             view="aerodeck.envs.airport_scramble.view:AirportScrambleView",
             rule_prefix="AS",
             rule_ids=tuple(range(1, 20)),
-            docs="envs:../docs/rules/airport-scramble.md",
+            docs="aerodeck.envs:../docs/airport-scramble.md",
             gym_id="aerodeck/AirportScramble-v0",
             agents={
                 "heuristic": "aerodeck.agents.airport_scramble.heuristic:HeuristicAgent",
                 "search": "aerodeck.agents.airport_scramble.search:SearchAgent",
+                "expert": "aerodeck.agents.airport_scramble.expert:ExpertAgent",
             },
             networks={"local": "aerodeck.agents.airport_scramble.local:LocalPolicy"},
             opponent="heuristic",
@@ -301,6 +302,7 @@ GAMES: dict[str, GameSpec] = {
             bench_games=10_000,
             ladder=((("random",), 10_000), (("heuristic",), 2_000), (("ppo",), 2_000), (("search",), 50)),
             metrics="aerodeck.envs.airport_scramble.metrics:CATALOGUE",
+            headline=("score", "zero_tickets", "turns"),
             training_config="aerodeck.envs.airport_scramble:training.toml",
             general_config="aerodeck.envs.airport_scramble:general.toml",
             padded_options=("face_up",),
@@ -322,12 +324,13 @@ GAMES: dict[str, GameSpec] = {
             view="aerodeck.envs.flight_tycoon.view:FlightTycoonView",
             rule_prefix="FT",
             rule_ids=tuple(range(1, 18)),
-            docs="envs:../docs/rules/flight-tycoon.md",
+            docs="aerodeck.envs:../docs/flight-tycoon.md",
             player_counts=(3, 4, 5),
             players_option="n_players",
             agents={
                 "heuristic": "aerodeck.agents.flight_tycoon.heuristic:HeuristicAgent",
                 "search": "aerodeck.agents.flight_tycoon.search:SearchAgent",
+                "expert": "aerodeck.agents.flight_tycoon.expert:ExpertAgent",
             },
             networks={"requests": "aerodeck.agents.flight_tycoon.requests:RequestPolicy"},
             opponent="heuristic",
@@ -338,6 +341,7 @@ GAMES: dict[str, GameSpec] = {
                     (("ppo", "heuristic", "heuristic", "heuristic"), 1_000),
                     (("search", "heuristic", "heuristic", "heuristic"), 100)),
             metrics="aerodeck.envs.flight_tycoon.metrics:CATALOGUE",
+            headline=("first_player_win", "skill_gap", "game_length", "vp_margin"),
             training_config="aerodeck.envs.flight_tycoon:training.toml",
             general_config="aerodeck.envs.flight_tycoon:general.toml",
             variants=(

@@ -3,7 +3,8 @@
 The numbered rules a game must define are its ``GameSpec.rule_ids`` (prefix ``rule_prefix``); for a
 game whose rules are also kept in ``../shared/rules/<game id>.md`` next to the repository, those
 ids must match the shared file's. The options come from the game's rules class. A rule or an
-option added without its entry in the rules page fails here.
+option added without its entry in the rules page fails here. (Which lines define a rule:
+``aerodeck.testing.defined_ids``, the reading the shipped contract check uses.)
 """
 
 from __future__ import annotations
@@ -14,31 +15,17 @@ from pathlib import Path
 import pytest
 
 from aerodeck import envs
+from aerodeck.testing import defined_ids, rules_page
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "rules"
 GAMES = envs.games()
 
 
-def page(game: str) -> str:
-    """The text of ``game``'s rules page."""
-    path = envs.spec(game).docs_path()
-    assert path is not None, f"game {game!r} declares no docs page (GameSpec.docs)"
-    assert path.is_file(), f"the docs page of {game!r} ({path}) does not exist"
-    return path.read_text(encoding="utf-8")
-
-
 def shared_ids(game: str) -> list[int]:
     """The numbers written as bold rule ids (``**AS-7 ...**``) in the shared rules file of ``game``."""
     text = (SHARED / f"{game}.md").read_text(encoding="utf-8")
     return [int(n) for n in re.findall(rf"\*\*{envs.spec(game).rule_prefix}-(\d+)\b", text)]
-
-
-def defined_ids(game: str) -> list[int]:
-    """Rule numbers defined in ``game``'s rules page: a line opening with the bold id (``**AS-7``) or a
-    heading opening with the id (``### AS-7``); mentions inside sentences or list items do not count."""
-    prefix = envs.spec(game).rule_prefix
-    return [int(n) for n in re.findall(rf"^(?:\*\*|#+[ \t]+){prefix}-(\d+)\b", page(game), flags=re.MULTILINE)]
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -63,7 +50,7 @@ def test_every_rule_option_is_documented(game):
     """Each option of the game's rules class has a row in the rules page's option tables, and no row
     still calls an option of the rules class planned."""
     options = envs.spec(game).rules_class().option_names()
-    rows = dict(re.findall(r"^\| `(\w+)` \|(.*)$", page(game), flags=re.MULTILINE))
+    rows = dict(re.findall(r"^\| `(\w+)` \|(.*)$", rules_page(game), flags=re.MULTILINE))
     undocumented = [name for name in options if name not in rows]
     assert not undocumented, f"the rules page of {game} has no option row for {', '.join(undocumented)}"
     stale = [name for name in options if "planned" in rows[name].lower()]

@@ -1,6 +1,7 @@
 """A game from its own package: in a fresh virtual environment that holds aerodeck and nothing of the
 example game but its installed package (``examples/plugin_game``), ``aerodeck`` finds the game through
-the ``aerodeck.games`` entry point and the game passes the contract.
+the ``aerodeck.games`` entry point, the game's own tests pass there (among them the whole contract,
+``aerodeck.testing.check_game``), and so do the rules-page tests and the README's commands for it.
 
 The environment borrows this one's third-party packages and aerodeck's source through a ``.pth`` file
 (no torch reinstall); the game is ``pip install``-ed into it from a copy of its folder, so the copy in
@@ -52,9 +53,11 @@ def test_the_example_game_installed_alone_passes_the_contract(tmp_path):
     found = run(python, "-c", f"import aerodeck, {package}; print(aerodeck.spec({game!r}).title); print({package}.__file__)")
     title, where = found.split("\n")[:2]
     assert title and Path(where).is_relative_to(site), f"{package} was loaded from {where}, not from the new environment"
-    out = run(python, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", "-k", game,
-              "tests/test_contract.py", "tests/test_docs.py")
+    out = run(python, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", "-k", game, "tests/test_docs.py")
     assert " passed" in out and "failed" not in out, out
+    # the game's own tests, from the copy of its folder: among them check_game, the whole contract
+    out = run(python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests", cwd=source)
+    assert " passed" in out and "failed" not in out and "skipped" not in out, out
     readme = readme_commands(after_install=True)  # the README's commands that need the example game installed
     assert readme and all(game in argv for argv in readme)
     for k, argv in enumerate(readme):

@@ -11,7 +11,13 @@ manifest, ``aerodeck-output.json``, listing what the run wrote. Reusing ``--out`
 - any other non-empty folder is refused, unless ``--force`` (then it is replaced as a whole too,
   its files deleted) — except the current folder or one above it, which is never replaced.
 
-The paths are checked when the ``OutputFolder`` is made, before any game is played.
+The paths are checked when the ``OutputFolder`` is made, before any game is played: a folder that
+cannot be written (its parent, or the folder itself, which is moved aside as a whole) is refused then.
+While a run writes, it holds a lock (``.<name>.lock`` beside the folder, removed at its end), so a
+second run into the same folder is refused at once instead of one silently replacing the other; the
+run holding the lock removes (and names) the ``.<name>.*.partial`` and ``.<name>.*.old`` folders that an
+earlier run killed before its end (``kill -9``, a power cut) left beside the folder. An OS error while
+writing or moving the output names the operation and the file (:class:`OutputError`).
 """
 
 from __future__ import annotations
@@ -19,8 +25,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
+import sys
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -29,6 +37,91 @@ from pathlib import Path
 #: The manifest an output folder holds: who wrote it and which files.
 MANIFEST = "aerodeck-output.json"
 WRITER = "aerodeck"
+
+
+class OutputError(OSError):
+    """An OS error while writing output, saying what was being done to which file (``str`` is that
+    sentence; ``errno`` and ``strerror`` are the OS's)."""
+
+    def __str__(self) -> str:
+        return str(self.args[1]) if len(self.args) > 1 else super().__str__()
+
+
+def output_error(err: OSError, doing: str, note: str = "") -> OutputError:
+    """``err`` as an :class:`OutputError`: ``"could not <doing>: <the OS's reason><note>"``."""
+    reason = err.strerror or str(err) or type(err).__name__
+    return OutputError(err.errno, f"could not {doing}: {reason}{note}")
+
+
+@contextlib.contextmanager
+def naming(doing: str) -> Iterator[None]:
+    """Re-raise an ``OSError`` of the block (one that is not already an :class:`OutputError`) as an
+    :class:`OutputError` saying ``doing`` (e.g. ``"write out/bench/games.csv"``)."""
+    try:
+        yield
+    except OutputError:
+        raise
+    except OSError as err:
+        raise output_error(err, doing) from err
+
+
+def lock_path(path: Path) -> Path:
+    """The lock file of the output folder ``path``: ``.<name>.lock`` beside it."""
+    return path.parent / f".{path.name}.lock"
+
+
+def stale_folders(path: Path) -> list[Path]:
+    """The temporary folders of earlier runs into ``path`` beside it (``.<name>.XXXXXXXX.partial`` and
+    ``.old``, as :meth:`OutputFolder.staged` names them), oldest name first."""
+    if not path.parent.is_dir():
+        return []
+    pattern = re.compile(rf"\.{re.escape(path.name)}\.[a-z0-9_]{{8}}\.(partial|old)")
+    return sorted(p for p in path.parent.iterdir() if pattern.fullmatch(p.name) and p.is_dir() and not p.is_symlink())
+
+
+class _Lock:
+    """An exclusive, non-blocking ``flock`` on the lock file of an output folder (see the module docstring)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder, self.path, self.fd = folder, lock_path(folder), None
+
+    def acquire(self) -> None:
+        """Hold the lock (nothing if held already); ``ValueError`` naming the folder and the other run's
+        process when another run holds it."""
+        if self.fd is not None:
+            return
+        import fcntl
+
+        while True:
+            with naming(f"make the lock file {self.path}"):
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666 & ~_umask())
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.read(fd, 32).decode(errors="replace").strip()
+                os.close(fd)
+                raise ValueError(f"output folder {str(self.folder)!r} is being written by another aerodeck run"
+                                 + (f" (process {holder})" if holder else "") + "; wait for it to end, or choose "
+                                 "another --out") from None
+            try:  # the run that held it may have removed the file after we opened it: then take the new one
+                same = os.stat(self.path).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                break
+            os.close(fd)
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self.fd = fd
+
+    def release(self) -> None:
+        """Remove the lock file and let the lock go (nothing if not held)."""
+        if self.fd is None:
+            return
+        with contextlib.suppress(OSError):
+            os.unlink(self.path)
+        os.close(self.fd)
+        self.fd = None
 
 
 def _writable_ancestor(path: Path, what: str) -> None:
@@ -80,16 +173,42 @@ class OutputFolder:
         self.command = command
         #: The names of the files (and folders) this run wrote, once :meth:`writing` has finished.
         self.files: list[str] = []
+        self.lock = _Lock(self.path)
         self.check()
 
+    def release(self) -> None:
+        """Let the folder's lock go (a checked folder that will not be written now); :meth:`writing` and
+        :meth:`staged` take it again."""
+        self.lock.release()
+
+    def __del__(self) -> None:
+        lock = getattr(self, "lock", None)
+        if lock is not None:
+            lock.release()
+
     def check(self) -> None:
-        """Refuse (``ValueError``) a path that cannot be written or that holds files aerodeck did not write."""
+        """Refuse (``ValueError``) a path that cannot be written, that another run is writing (its lock is
+        then held by this object until :meth:`writing` ends or :meth:`release`), or that holds files
+        aerodeck did not write."""
         path = self.path
         _writable_ancestor(path, "output folder")
+        if path.exists() and not path.is_dir():
+            raise ValueError(f"output folder {str(path)!r} is a file")
+        if path.parent.is_dir():
+            self.lock.acquire()
+        try:
+            self._check_contents()
+        except ValueError:
+            self.lock.release()
+            raise
+
+    def _check_contents(self) -> None:
+        path = self.path
         if not path.exists():
             return
-        if not path.is_dir():
-            raise ValueError(f"output folder {str(path)!r} is a file")
+        if not os.access(path, os.W_OK | os.X_OK):  # it is moved aside as a whole: that needs write permission on it
+            raise ValueError(f"output folder {str(path)!r} is not writable, and a run replaces it as a whole; "
+                             "make it writable (chmod u+w) or choose another --out")
         entries = sorted(os.listdir(path))
         if not entries:
             return
@@ -122,35 +241,66 @@ class OutputFolder:
         missing = [p for p in (self.path.parent, *self.path.parent.parents) if not p.exists()]
         tmp = staging = None
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = Path(tempfile.mkdtemp(prefix=f".{self.path.name}.", suffix=".partial", dir=self.path.parent))
+            with naming(f"make the folder {self.path.parent}"):
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.lock.acquire()
+            self.remove_stale()
+            with naming(f"make a temporary folder beside {self.path}"):
+                tmp = Path(tempfile.mkdtemp(prefix=f".{self.path.name}.", suffix=".partial", dir=self.path.parent))
             tmp.chmod(0o777 & ~_umask())  # mkdtemp's folder is private; the output is not
             staging = Staging(self, tmp)
             yield staging
             staging.publish()
         except BaseException:
-            if staging is None or not staging.published:
+            kept = staging is not None and staging.kept
+            if (staging is None or not staging.published) and not kept:
                 if tmp is not None:  # a Ctrl-C may come before staging is made
                     shutil.rmtree(tmp, ignore_errors=True)
+                self.lock.release()
                 for folder in missing:  # nearest first; only the ones this run made, and only if still empty
                     with contextlib.suppress(OSError):
                         folder.rmdir()
             raise
         finally:
-            if staging is not None and staging.published:
-                staging.write_manifest(self.path)
-                self.files = staging.files
+            try:
+                if staging is not None and staging.published:
+                    staging.write_manifest(self.path)
+                    self.files = staging.files
+            finally:
+                self.lock.release()
+
+    def remove_stale(self) -> None:
+        """Remove the temporary folders that earlier runs into this folder left when killed (the lock is
+        held: no run is writing them), naming them on stderr."""
+        stale = stale_folders(self.path)
+        for folder in stale:
+            shutil.rmtree(folder, ignore_errors=True)
+        if stale:
+            print(f"aerodeck: removed {', '.join(p.name for p in stale)} beside {self.path}: left by an earlier run "
+                  "into it that did not finish", file=sys.stderr)
 
     def _replace(self, tmp: Path) -> None:
+        """Move ``tmp`` into place (the earlier folder moved aside, then deleted); an ``OSError`` becomes an
+        :class:`OutputError` naming the move and where this run's files are kept (``tmp``, left as it is)."""
+        kept = f"; this run's files are kept in {tmp}"
         if not self.path.exists():
-            os.rename(tmp, self.path)
+            with naming(f"move {tmp} to {self.path}{kept}"):
+                os.rename(tmp, self.path)
             return
-        old = Path(tempfile.mkdtemp(prefix=f".{self.path.name}.", suffix=".old", dir=self.path.parent))
-        os.rename(self.path, old / "previous")
+        with naming(f"make a folder beside {self.path} to move the earlier output into{kept}"):
+            old = Path(tempfile.mkdtemp(prefix=f".{self.path.name}.", suffix=".old", dir=self.path.parent))
+        try:
+            os.rename(self.path, old / "previous")
+        except OSError as err:
+            shutil.rmtree(old, ignore_errors=True)
+            raise output_error(err, f"move the earlier output {self.path} aside (to {old / 'previous'})", kept) from err
         try:
             os.rename(tmp, self.path)
-        except BaseException:
+        except BaseException as err:
             os.rename(old / "previous", self.path)
+            shutil.rmtree(old, ignore_errors=True)
+            if isinstance(err, OSError):
+                raise output_error(err, f"move {tmp} to {self.path}", kept) from err
             raise
         shutil.rmtree(old, ignore_errors=True)
 
@@ -160,6 +310,8 @@ class Staging:
 
     def __init__(self, output: OutputFolder, tmp: Path) -> None:
         self.output, self.path, self.published = output, tmp, False
+        #: True when moving the folder into place failed: its files stay in ``path`` (the error says where).
+        self.kept = False
         #: The names of the files (and folders) the run wrote, once published.
         self.files: list[str] = []
 
@@ -176,7 +328,11 @@ class Staging:
             return
         self.write_manifest(self.path)
         with _no_interrupt():
-            self.output._replace(self.path)
+            try:
+                self.output._replace(self.path)
+            except OSError:
+                self.kept = True
+                raise
             self.path, self.published = self.output.path, True
 
 
@@ -211,7 +367,9 @@ def replacing(path: Path) -> Iterator[Path]:
 
 
 def write_file(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (:func:`replacing`); parents made."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with replacing(path) as tmp:
-        tmp.write_text(text, encoding="utf-8")
+    """Write ``text`` to ``path`` atomically (:func:`replacing`); parents made. An OS error is an
+    :class:`OutputError` naming ``path``."""
+    with naming(f"write {path}"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with replacing(path) as tmp:
+            tmp.write_text(text, encoding="utf-8")

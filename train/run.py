@@ -38,6 +38,8 @@ from aerodeck.train.evaluate.report import json_text
 
 #: Games per variant of the closing comparison (3).
 COMPARE_GAMES = 300
+#: The ladder's folder when ``--out`` is not given.
+DEFAULT_OUT = Path("out/run")
 
 
 def main_game():
@@ -63,8 +65,9 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the summary as JSON")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--no-ladder", action="store_true", help="only the random games, no agent ladder")
-    parser.add_argument("--out", type=Path, default=Path("out/run"),
-                        help="folder of the ladder's benches (default out/run)")
+    parser.add_argument("--out", type=Path,
+                        help=f"folder of the ladder's benches (default {DEFAULT_OUT}; the ladder only: with "
+                             "--no-ladder use --json FILE)")
     parser.add_argument("--force", action="store_true",
                         help="replace --out even if it holds files that aerodeck did not write")
     parser.set_defaults(func=run)
@@ -116,6 +119,10 @@ def run(args: argparse.Namespace) -> int:
     rules = load_rules(spec, args.rules, args.rule_items, args.table)
     json_path = check_file(args.json, "--json") if args.json is not None else None
     output, ladder, closing = None, [], None
+    if args.no_ladder and (args.out is not None or args.force):
+        raise ValueError(f"{'--out' if args.out is not None else '--force'} applies to the ladder's folder, and "
+                         "--no-ladder plays no ladder: drop it (--json FILE keeps the summary)")
+    args.out = DEFAULT_OUT if args.out is None else args.out
     if not args.no_ladder:
         output = OutputFolder(args.out, force=args.force, command="run")
         if json_path is not None and json_path.resolve().is_relative_to(args.out.resolve()):

@@ -82,7 +82,7 @@ class SearchAgent(Agent):
                      gate=gate, depth=depth, temperature=temperature, order=order)
         if depth and not guide:
             raise ValueError("search agent knob 'depth' needs a guide (guide=MODEL.zip): its value ends the rollouts")
-        v = {name: self.knobs[name].parse(value, f"search agent knob {name!r}") for name, value in given.items()}
+        v = {name: SearchAgent.knobs[name].parse(value, f"search agent knob {name!r}") for name, value in given.items()}
         if v["order"] and guide:
             raise ValueError("search agent knob 'order' is for a search without a guide (a guide's logits are its "
                              "policy's prior)")

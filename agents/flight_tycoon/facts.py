@@ -1,4 +1,4 @@
-"""What one seat knows in Flight Tycoon, as packed card sets (``docs/flight_tycoon.md``, FT-13/14).
+"""What one seat knows in Flight Tycoon, as packed card sets (``docs/flight-tycoon.md``, FT-13/14).
 
 :class:`Facts` holds, for a batch of games each seen by one seat, its hand, the cards it can locate
 in the other hands, the public cards, towers and counts — seats relative to the observer (offset 0 =

@@ -84,7 +84,7 @@ class SearchAgent(Agent):
         super().__init__(seed, rules)
         given = dict(samples=samples, candidates=candidates, horizon=horizon, ahead=ahead, margin=margin, gate=gate,
                      chunk=chunk, temperature=temperature, order=order, guide_rollouts=guide_rollouts)
-        v = {name: self.knobs[name].parse(value, f"search agent knob {name!r}") for name, value in given.items()}
+        v = {name: SearchAgent.knobs[name].parse(value, f"search agent knob {name!r}") for name, value in given.items()}
         if v["order"] and guide:
             raise ValueError("search agent knob 'order' is for a search without a guide (a guide's logits are its "
                              "policy's prior)")

@@ -14,13 +14,14 @@ from __future__ import annotations
 import numpy as np
 
 from aerodeck.envs.airport_scramble.actions import KINDS, STOP_EARLY, explain_illegal
+from aerodeck.envs.airport_scramble import kernel
 from aerodeck.envs.airport_scramble.kernel import deal, draw_tickets, legal_rows, observe_rows, step_turns
 from aerodeck.envs.airport_scramble.lines import choosable_lines, line_cells
 from aerodeck.envs.airport_scramble.position import LINE_CHOICE, TURN_ACTION, Position
 from aerodeck.envs.airport_scramble.rules import AirportScrambleRules
 from aerodeck.envs.airport_scramble.state import State
 from aerodeck.envs.airport_scramble.tables import ISOLATED, OCCUPIED, tables
-from aerodeck.envs.common import rng
+from aerodeck.envs.common import compiled, rng
 from aerodeck.envs.common.batch import flat, restore_state, save_state
 from aerodeck.envs.common.bits import BIT, pack_set
 from aerodeck.envs.common.checks import check_seeds, refuse_illegal, step_actions
@@ -54,6 +55,7 @@ class AirportScrambleCore:
                "deck_bits", "ticket_bits", "placed", "n_placed")
 
     def __init__(self, rules: AirportScrambleRules | None = None, check_actions: bool = True) -> None:
+        compiled.announce(kernel)  # a first run compiles the kernels: one line says so
         if rules is None:
             rules = AirportScrambleRules()
         if not isinstance(rules, AirportScrambleRules):
@@ -331,7 +333,7 @@ class AirportScrambleCore:
     # --- observation --------------------------------------------------------------------------------
 
     def observe(self, state: State, seat=None, out: np.ndarray | None = None) -> np.ndarray:
-        """``float32 (B, obs_size)`` as laid out in ``ObservationLayout`` (docs/airport_scramble.md;
+        """``float32 (B, obs_size)`` as laid out in ``ObservationLayout`` (docs/airport-scramble.md;
         ``kernel.observe_rows``).
 
         ``seat``: None or 0 (an int or integers (B,)): the one seat of this solo game.

@@ -1,6 +1,6 @@
 """The Gymnasium environment ``aerodeck/AirportScramble-v0``: one game.
 
-Observation: flat ``Box(0, 1, (obs_size,), float32)`` (layout in docs/airport_scramble.md);
+Observation: flat ``Box(0, 1, (obs_size,), float32)`` (layout in docs/airport-scramble.md);
 actions: ``Discrete(n_actions)`` laid out as AS-19; the legal mask is ``info["action_mask"]`` and
 ``action_masks()`` (what sb3-contrib's MaskablePPO reads). Reward +1 per completed ticket (AS-16).
 

@@ -14,7 +14,7 @@ class ObservationLayout:
     Colours are written as ``(colour + 1) / n_colors`` (0 = no card), where each card lies as
     ``(1 + place) / (G² + F)`` (place: its cell index, or G² + its slot; 0 = in the deck); counts as
     ``count / maximum``. ``blocks[name].slice`` gives a block's indices;
-    ``docs/airport_scramble.md`` shows the table at the default rules.
+    ``docs/airport-scramble.md`` shows the table at the default rules.
     """
 
     def __init__(self, rules: AirportScrambleRules) -> None:

@@ -291,7 +291,7 @@ class ReferenceGame:
     # --- what the player sees (AS-17) -----------------------------------------------------------------
 
     def observe(self) -> np.ndarray:
-        """``float32 (obs_size,)``, laid out as ``ObservationLayout`` (docs/airport_scramble.md)."""
+        """``float32 (obs_size,)``, laid out as ``ObservationLayout`` (docs/airport-scramble.md)."""
         lay, comp = self.observation, self.comp
         obs = np.zeros(lay.size, dtype=np.float32)
         colour = lay.color_values  # colour c is colour[c + 1]; 0 = no card

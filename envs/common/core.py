@@ -1,7 +1,7 @@
 """The contracts every game satisfies: the batched ``Core``, its two layouts and the look-ahead ``View``.
 
-A game's ``core.py`` holds one class satisfying :class:`Core`; ``tests/test_contract.py`` checks it
-for every game in the registry (``aerodeck.envs.games()``). ``B`` is the number of games in a batch, ``A``
+A game's ``core.py`` holds one class satisfying :class:`Core`; ``aerodeck.testing.check_game`` checks it
+(``tests/test_contract.py`` for every game in the registry, ``aerodeck.envs.games()``). ``B`` is the number of games in a batch, ``A``
 the number of actions (``core.n_actions``), ``O`` the observation size (``core.obs_size``), ``n``
 the number of seats (``core.n_players``; 1 for a solo game).
 

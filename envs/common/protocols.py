@@ -1,6 +1,6 @@
 """The contracts of a game's entry points beyond the core and the view (those are in ``aerodeck.envs.common.core``).
 
-A :class:`~envs.registry.GameSpec` names one object per role; ``tests/test_contract.py`` checks each of
+A :class:`~aerodeck.envs.GameSpec` names one object per role; ``aerodeck.testing.check_game`` checks each of
 them for every registered game. Shapes as in ``aerodeck.envs.common.core``: ``B`` games in a batch, ``A``
 actions (``core.n_actions``), ``O`` the observation size (``core.obs_size``), ``n`` seats
 (``core.n_players``), ``N`` the envs of a vectorised env (``num_envs``), ``G`` the games a recorder

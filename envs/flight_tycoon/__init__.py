@@ -1,4 +1,4 @@
-"""Flight Tycoon: 3–5 airports trade airplane cards (rules FT-1 … FT-17, ``docs/flight_tycoon.md``).
+"""Flight Tycoon: 3–5 airports trade airplane cards (rules FT-1 … FT-17, ``docs/flight-tycoon.md``).
 
 Import what you need from its modules: ``rules`` (``FlightTycoonRules`` and the components),
 ``core`` (``FlightTycoonCore``, the batched engine), ``env`` (the PettingZoo AEC env; also

@@ -17,6 +17,7 @@ import dataclasses
 
 import numpy as np
 
+from aerodeck.envs.common import compiled
 from aerodeck.envs.common.batch import flat, restore_state, save_state
 from aerodeck.envs.common.bits import BELOW, popcount, unpack_bits, unpack_words
 from aerodeck.envs.common.checks import check_seeds, refuse_illegal, step_actions
@@ -29,6 +30,7 @@ from aerodeck.envs.flight_tycoon.rules import (
     ALL_CARDS, CARD_BITS, DISCARD, GIVE, MONTH_BITS, N_CARDS, N_MONTHS, N_SQUARES, OVER, REQUEST,
     SQUARE_BITS, TOWER, TOWER_MEETS, FlightTycoonRules, landing_vp_table,
 )
+from aerodeck.envs.flight_tycoon import kernel
 from aerodeck.envs.flight_tycoon.kernel import MONTHS_BELOW, begin_turns, observe_rows, step_games
 from aerodeck.envs.flight_tycoon.state import State
 
@@ -52,6 +54,7 @@ class FlightTycoonCore:
     """
 
     def __init__(self, rules: FlightTycoonRules | None = None, check_actions: bool = True) -> None:
+        compiled.announce(kernel)  # a first run compiles the kernels: one line says so
         if rules is None:
             rules = FlightTycoonRules()
         if not isinstance(rules, FlightTycoonRules):

@@ -10,7 +10,7 @@ the same outcome as PettingZoo's ``TerminateIllegalWrapper``); ``raw_env`` is th
 ``IllegalActionError`` naming the action and why it is illegal).
 
 Agents ``player_0 …``; observations ``{"observation": float32 (obs_size,), "action_mask": int8
-(n_actions,)}`` with seats relative to the observer (layout in ``docs/flight_tycoon.md``); the mask is
+(n_actions,)}`` with seats relative to the observer (layout in ``docs/flight-tycoon.md``); the mask is
 all zeros for every agent but the one to act. The tower choices (FT-6) are made in turn, player_0
 first, but nobody's observation shows another's choice before all are made.
 

@@ -2,7 +2,7 @@
 
 Seats are relative to the observer: offset 0 = me, 1 = next clockwise, … (FT-17). Every entry lies in
 [0, 1]: bits, one-hots, and counts divided by the largest value they can take (``scales``).
-The vector holds only what the seat may know (FT-13, FT-14); see ``docs/flight_tycoon.md``. It leaves one thing
+The vector holds only what the seat may know (FT-13, FT-14); see ``docs/flight-tycoon.md``. It leaves one thing
 out: the slot at which a card the seat can locate stands in another hand (a player who follows every move can
 tell it; the search's sampler, ``knowledge.py``, honours it; a policy reading this vector does not see it).
 """

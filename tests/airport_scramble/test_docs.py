@@ -1,11 +1,11 @@
-"""docs/airport_scramble.md: its observation and action tables match the layouts they describe."""
+"""docs/airport-scramble.md: its observation and action tables match the layouts they describe."""
 
 from pathlib import Path
 
 from aerodeck.envs.airport_scramble.core import AirportScrambleCore
 from aerodeck.envs.common.layout import blocks_table
 
-DOC = (Path(__file__).parents[2] / "docs" / "airport_scramble.md").read_text()
+DOC = (Path(__file__).parents[2] / "docs" / "airport-scramble.md").read_text()
 
 
 def test_the_observation_table_is_the_layouts_at_the_default_rules():

@@ -26,8 +26,13 @@ def test_judges_that_disagree_are_named_with_their_differences(tmp_path, capsys)
     assert results["judges"] == ["random", nowait]
     [d] = [d for d in results["disagreements"] if d["column"] == "wait"]
     assert d["directions"] == {"random": -1, nowait: 0}
-    assert d["text"].startswith("no — random: lower -") and f"{nowait}: no detectable change +0 [+0, +0]" in d["text"]
+    # the difference between the two judges' effects is itself detected (a paired test on the same games)
+    assert d["text"].startswith("no — different effects: random: lower -")
+    assert f"{nowait}: no detectable change +0 [+0, +0]" in d["text"] and "difference of effects" in d["text"]
+    [t] = d["tests"]
+    assert t["judges"] == ["random", nowait] and t["p_holm"] < 0.05 and t["high"] < 0
     wait = [c for c in results["comparisons"] if c["metric"] == "action_mix" and c["column"] == "wait"
             and c["table"] in results["judges"] and c["against"] == ["base", c["table"]]]
     assert len(wait) == 2 and {c["agree"] for c in wait} == {False}
-    assert "**The judges disagree** on: action_mix / wait under nowait" in (out / "report.md").read_text()
+    assert "**The judges disagree** (the difference between their effects is detected) on: action_mix / wait under " \
+           "nowait" in (out / "report.md").read_text()

@@ -133,7 +133,7 @@ def test_gymnasium_record_episode_statistics_composes_with_the_native_vector_env
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_make_vec_with_next_step_autoreset_gives_an_empty_mask_on_the_reset_step(mode):
     """Gymnasium's sync/async vector envs reset a row on the step after its game ended: that row's
-    mask is all False and its action is ignored (docs/airport_scramble.md shows how to sample)."""
+    mask is all False and its action is ignored (docs/airport-scramble.md shows how to sample)."""
     kwargs = {"grid_size": 5} if mode == "sync" else {"grid_size": 5, "vector_kwargs": {"context": "spawn"}}
     envs_ = gym.make_vec(ID, num_envs=3, vectorization_mode=mode, **kwargs)
     twin = gym.make_vec(ID, num_envs=3, vectorization_mode=mode, **kwargs)

@@ -20,7 +20,7 @@ from aerodeck.envs.flight_tycoon.observation import ObservationLayout
 from aerodeck.envs.flight_tycoon.rules import DISCARD, FlightTycoonRules
 from tests.flight_tycoon.differential import VARIANTS
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "flight_tycoon.md"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "flight-tycoon.md"
 
 
 # PettingZoo's api_test warns about dict observations for every env not on its list of classic names.

@@ -1,6 +1,7 @@
 """Nothing outside a game's own folder, its docs page and its GameSpec names the game: the tools
-(``train/``, the CLI included), the game-independent agents (``agents/*.py``) and the shared tests
-reach every game through the registry. Docstrings may name games as examples.
+(``train/``, the CLI included), the game-independent agents (``agents/*.py``), the contract check
+(``aerodeck/testing/``) and the shared tests reach every game through the registry. Docstrings may
+name games as examples.
 
 The names are read from the registry (each game's id, its id as a module name, its title), so a
 game plugged in from another package is covered too. A game's own tests are exempt: a test folder or
@@ -29,7 +30,7 @@ def game_owned(path: Path) -> bool:
 
 def checked_files() -> list[Path]:
     tests = [p for p in (ROOT / "tests").rglob("*.py") if not game_owned(p)]
-    return sorted({*(ROOT / "train").rglob("*.py"), *(ROOT / "agents").glob("*.py"), *tests})
+    return sorted({*(ROOT / "train").rglob("*.py"), *(ROOT / "agents").glob("*.py"), *(ROOT / "aerodeck" / "testing").glob("*.py"), *tests})
 
 
 FILES = checked_files()

@@ -31,10 +31,11 @@ def readme_commands(after_install: bool = False) -> list[list[str]]:
 
 
 def tiny(argv: list[str], out: Path) -> list[str]:
-    """``argv`` on a tiny budget, writing under ``out``."""
+    """``argv`` on a tiny budget, writing under ``out`` (``run --no-ladder`` writes no folder: no ``--out``)."""
     argv = [re.sub(r"games=\d+", "games=2", a) for a in argv]
     argv = ["4" if i and argv[i - 1] == "--games" else a for i, a in enumerate(argv)]
-    return [*argv, *([] if "--games" in argv else ["--games", "4"]), "--no-progress", "--out", str(out)]
+    where = [] if "--no-ladder" in argv else ["--out", str(out)]
+    return [*argv, *([] if "--games" in argv else ["--games", "4"]), "--no-progress", *where]
 
 
 def test_the_readme_has_aerodeck_commands_and_each_parses():

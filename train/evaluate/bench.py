@@ -14,10 +14,8 @@ holding an earlier aerodeck output is replaced, any other non-empty folder refus
 from __future__ import annotations
 
 import argparse
-import contextlib
 import csv
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -25,16 +23,17 @@ from rich.console import Console
 from tqdm.auto import tqdm
 
 from aerodeck import envs
-from aerodeck.agents.registry import agent_names, make_agent, parse_spec
+from aerodeck.agents.registry import describe_kinds, make_agent, parse_spec
 from aerodeck.agents.self_check import describe
 from aerodeck.envs.common.checks import check_seed
 from aerodeck.train.args import MAX_GAMES, add_rules_arguments, check_games, games_arg, load_rules, seed_arg
 from aerodeck.train.evaluate import report
 from aerodeck.train.watch import replay
-from aerodeck.train.output import OutputFolder
-from aerodeck.train.evaluate.loop import agent_seed, game_seeds, play_games
-from aerodeck.train.watch.replay import Recorder
+from aerodeck.train.output import OutputFolder, naming, output_error
+from aerodeck.train.evaluate.loop import agent_seed, game_seeds
 from aerodeck.train.evaluate.stats import Moments, against_value, mean_ci
+from aerodeck.train.evaluate.bench_tasks import BenchTask, add_counts, play_all, task_starts, windows
+from aerodeck.train.judge.backends import BACKENDS, make_backend
 from aerodeck.train.evaluate.tournament import Ratings, balanced_games, head_to_head, pair_results, schedule
 
 #: Games played (and accumulated) at once, at most; a multiple of the batch size is used.
@@ -54,7 +53,7 @@ def add_parser(sub) -> None:
     p.add_argument("game", choices=envs.games())
     p.add_argument("--agent", dest="agents", action="append", metavar="SPEC",
                    help="agent NAME or NAME:key=value,... (repeat for several; default: random). Agents: "
-                        + "; ".join(f"{g}: {', '.join(agent_names(g))}" for g in envs.games()))
+                        + "; ".join(f"{g}: {describe_kinds(g)}" for g in envs.games()))
     p.add_argument("--games", type=games_arg,
                    help="games per agent (solo game) or in the tournament (multi-player game, rounded up to "
                         "balance the seats); default per game: "
@@ -74,6 +73,12 @@ def add_parser(sub) -> None:
                    help=f"write the first K games (of each agent, for a solo game) to {REPLAYS} in --out, "
                         "for aerodeck replay")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.add_argument("--backend", choices=BACKENDS, default="local",
+                   help="where the games are played: here, or as tasks on a Ray cluster (default local); the "
+                        "files are the same, timings aside")
+    p.add_argument("--address", metavar="ADDR", help="--backend ray: the cluster's address (default: a local Ray)")
+    p.add_argument("--chunk", type=int, metavar="N",
+                   help="games per task (default: here, all of a window; on Ray, about four tasks per CPU)")
     p.set_defaults(func=main)
 
 
@@ -108,6 +113,8 @@ def split_games(spec: str) -> tuple[str, int | None]:
     own = [p for p in params if p.split("=")[0].strip() == "games"]
     if not own:
         return spec, None
+    if len(own) > 1:
+        raise ValueError(f"agent spec {spec!r}: 'games' is given twice; give each knob once")
     value = own[-1].partition("=")[2].strip()
     try:
         count = check_games(int(value), f"agent spec {spec!r}: games")
@@ -130,10 +137,21 @@ def main(args: argparse.Namespace) -> int:
     rules = load_rules(spec, args.rules, args.rule_items, args.table, players=args.players)
     output = OutputFolder(args.out or Path("out") / f"bench-{spec.id}", force=args.force, command="bench")
     lineup = None if args.lineup is None else lineup_seats(args.lineup)
+    if args.chunk is not None and args.chunk < 1:
+        raise ValueError(f"--chunk must be at least 1, got {args.chunk}")
     plan = Plan.build(spec, rules, args.agents, args.games, args.seed, lineup)
-    with output.writing() as folder:
-        result = plan.run(folder, batch_size=args.batch_size, progress=not args.no_progress,
-                          save_games=args.save_games)
+    backend = make_backend(args.backend, args.address) if args.backend != "local" or args.address else None
+    try:
+        with output.writing() as folder:
+            result = plan.run(folder, batch_size=args.batch_size, progress=not args.no_progress,
+                              save_games=args.save_games, backend=backend, chunk=args.chunk, shown=output.path)
+    except OSError as err:  # a file could not be written: the games played still show their tables
+        if plan.result is None:
+            raise
+        print_result(plan.result)
+        kept = "kept in" in str(err)
+        raise type(err)(err.errno, f"{err}" + ("" if kept else f"; nothing was saved to {output.path} "
+                                                "(the tables above are this run's results)")) from err
     print_result(result)
     print(f"wrote {', '.join(output.files)} to {output.path}/")
     return 0
@@ -152,6 +170,8 @@ class Plan:
     def __init__(self, spec, rules, names, agents, counts, seed, lineup) -> None:
         self.spec, self.rules, self.names, self.agents = spec, rules, names, agents
         self.counts, self.seed, self.lineup = counts, seed, lineup
+        #: The report dictionary once the games are played (kept although writing a file fails).
+        self.result: dict | None = None
 
     @classmethod
     def build(cls, spec, rules, agent_specs: list[str] | None, games: int | None, seed: int,
@@ -184,30 +204,83 @@ class Plan:
                   for i, s in enumerate(agent_specs)]
         return cls(spec, rules, agent_specs, agents, counts, seed, seats)
 
-    def run(self, folder: Path, batch_size: int = 4096, progress: bool = True, save_games: int = 0) -> dict:
+    def run(self, folder: Path, batch_size: int = 4096, progress: bool = True, save_games: int = 0,
+            backend=None, chunk: int | None = None, shown: Path | None = None) -> dict:
         """Play the bench, writing ``games.csv``, ``results.json`` and the plots into ``folder`` (made
         if missing), and with ``save_games`` K the first K games of each agent to ``REPLAYS``; the
-        report dictionary."""
-        folder.mkdir(parents=True, exist_ok=True)
+        report dictionary. ``backend`` (``aerodeck.train.judge.backends``; default: this process) and
+        ``chunk`` (games per task): where the games are played; the files are the same for any. An OS
+        error writing a file (an :class:`~aerodeck.train.output.OutputError` naming it as in ``shown``, the
+        folder the files end up in; default ``folder``) is raised once every game is played, the report
+        dictionary then in :attr:`result`."""
+        shown = Path(shown or folder)
+        with naming(f"make the folder {folder}"):
+            folder.mkdir(parents=True, exist_ok=True)
         recorded = self.names if self.spec.solo else self.names[:1]  # a tournament: one recorder for all seats
-        recorders = {name: Recorder(save_games) for name in recorded} if save_games else {}
-        with open(folder / "games.csv", "w", newline="", encoding="utf-8") as f:
-            table = csv.writer(f)
+        recorders: dict[str, list] = {name: [] for name in recorded} if save_games else {}
+        where = {"save": save_games, "backend": backend, "chunk": chunk}
+        with Rows(folder / "games.csv", shown / "games.csv") as table:
             if self.spec.solo:
                 result = bench_solo(self.spec, self.rules, self.names, self.agents, self.counts, self.seed,
-                                    batch_size=batch_size, progress=progress, table=table, recorders=recorders)
+                                    batch_size=batch_size, progress=progress, table=table, recorders=recorders,
+                                    **where)
             else:
                 result = bench_tournament(self.spec, self.rules, self.names, self.agents, self.counts[0], self.seed,
                                           batch_size=batch_size, progress=progress, lineup=self.lineup, table=table,
-                                          recorder=recorders.get(self.names[0]))
+                                          recorder=recorders.get(self.names[0]), **where)
         checks = {n: a.check_result for n, a in zip(self.names, self.agents) if getattr(a, "check_result", None)}
         if checks:  # what a model's self-check under these rules chose (agents.self_check)
             result["self_checks"] = checks
-        report.write_bench(folder, result)
+        self.result = result
+        if table.error is not None:
+            raise table.error
+        with naming(f"write results.json and the plots to {shown}"):
+            report.write_bench(folder, result)
         if recorders:
-            records = [r for recorder in recorders.values() for r in recorder.records(self.spec, self.rules)]
-            replay.write(folder / REPLAYS, self.spec.id, self.rules, records, source=f"aerodeck bench --seed {self.seed}")
+            records = [r for kept in recorders.values() for r in kept]
+            with naming(f"write {shown / REPLAYS}"):
+                replay.write(folder / REPLAYS, self.spec.id, self.rules, records,
+                             source=f"aerodeck bench --seed {self.seed}")
         return result
+
+
+class Rows:
+    """``games.csv`` written as the games are played: a ``csv.writer`` (``writerow``, ``writerows``) on
+    ``path`` that keeps the first OS error (a full disk, a file-size limit) in ``error`` — an
+    ``OutputError`` naming ``shown`` — instead of stopping the games; the rows after it are dropped."""
+
+    def __init__(self, path: Path, shown: Path) -> None:
+        self.path, self.shown, self.error, self.file = path, shown, None, None
+
+    def __enter__(self) -> Rows:
+        with naming(f"write {self.shown}"):
+            self.file = open(self.path, "w", newline="", encoding="utf-8")
+        self.writer = csv.writer(self.file)
+        return self
+
+    def _kept(self, err: OSError) -> None:
+        if self.error is None:
+            self.error = output_error(err, f"write {self.shown}")
+
+    def writerow(self, row) -> None:
+        if self.error is None:
+            try:
+                self.writer.writerow(row)
+            except OSError as err:
+                self._kept(err)
+
+    def writerows(self, rows) -> None:
+        if self.error is None:
+            try:
+                self.writer.writerows(rows)
+            except OSError as err:
+                self._kept(err)
+
+    def __exit__(self, *exc) -> None:
+        try:
+            self.file.close()
+        except OSError as err:
+            self._kept(err)
 
 
 def _chunk(batch_size: int) -> int:
@@ -218,16 +291,36 @@ def _number(x: float) -> str:
     return f"{x:g}"
 
 
+def _task_size(backend, chunk: int | None, window: int, total: int) -> int:
+    """Games per task: ``chunk``, else here a whole accumulation window, on Ray enough tasks for about
+    four per CPU of the cluster (at most ``window``)."""
+    if chunk is not None:
+        if chunk < 1:
+            raise ValueError(f"--chunk must be at least 1, got {chunk}")
+        return chunk
+    if backend is None or backend.name != "ray":
+        return window
+    return max(1, min(window, -(-total // (4 * backend.cpus()))))
+
+
+def _in_flight(backend) -> int | None:
+    """Tasks running at once on Ray: twice the cluster's CPUs (the results wait in order, so fewer in flight
+    bound what waits)."""
+    return None if backend is None or backend.name != "ray" else 2 * backend.cpus()
+
+
 def bench_solo(spec, rules, names, agents, counts, seed, *, batch_size=4096, progress=True, table=None,
-               recorders=None) -> dict:
+               recorders=None, save=0, backend=None, chunk=None) -> dict:
     """Every agent plays the same deals (``counts``: games per agent); the report dictionary.
 
     Game i has the same seed for every agent, so two agents are compared on the games both played
     (paired differences). ``table``: a ``csv.writer`` for one row per game (the first
-    ``report.CSV_GAMES``): its seed and each agent's score. ``recorders``: agent name -> a
-    ``aerodeck.train.watch.replay.Recorder`` of its first games.
+    ``report.CSV_GAMES``): its seed and each agent's score. ``recorders``: agent name -> a list that
+    gets the replay records (``aerodeck.train.watch.replay.GameRecord``) of its first ``save`` games.
+    ``backend`` (``aerodeck.train.judge.backends``; default: here, in this process): where the games are
+    played, in tasks of ``chunk`` games (:mod:`aerodeck.train.evaluate.bench_tasks`); every figure but
+    the timings is the same for any backend and chunk.
     """
-    core = spec.make_core(rules, check_actions=False)  # play_games checks every action
     total = max(counts)
     scores = {n: Moments() for n in names}
     distribution: dict[str, dict[float, int]] = {n: {} for n in names}
@@ -236,26 +329,32 @@ def bench_solo(spec, rules, names, agents, counts, seed, *, batch_size=4096, pro
     gaps = {(a, b): Moments() for i, a in enumerate(names) for b in names[i + 1:]}
     if table is not None:
         table.writerow(["seed", *names])
-    with contextlib.ExitStack() as bars:  # a bar per agent, named after it
-        bar = {name: bars.enter_context(tqdm(total=count, unit="game", desc=name, disable=not progress, leave=False))
-               for name, count in zip(names, counts)}
-        for start in range(0, total, _chunk(batch_size)):
-            stop = min(start + _chunk(batch_size), total)
+    window = _chunk(batch_size)
+    size = _task_size(backend, chunk, window, total)
+    tasks = (BenchTask(spec.id, rules, agents, tuple(names), tuple(counts), seed, start, min(size, total - start),
+                       batch_size, save if recorders else 0) for start in task_starts(total, size))
+
+    def noted(results):  # the timings and replays of each task's result, as it comes
+        for result in results:
+            for name, figures in result["agents"].items():
+                seconds[name] += figures["seconds"]
+            for name, records in result["records"].items():
+                recorders[name].extend(records)
+            add_counts(agents, result)
+            yield result
+
+    with tqdm(total=sum(counts), unit="game", desc=", ".join(names), disable=not progress, leave=False) as bar:
+        results = play_all(tasks, backend, bar, in_flight=_in_flight(backend))
+        for start, got in windows(noted(results), window, total, dict(zip(names, counts))):
+            stop = min(start + window, total)
             seeds = game_seeds(seed, stop - start, start)
             played = {}
-            for name, agent, count in zip(names, agents, counts):
+            for name, count in zip(names, counts):
                 if count <= start:
                     continue
-                began = time.perf_counter()
-                own = seeds[: min(stop, count) - start]
-                recorder = (recorders or {}).get(name)
-                games = play_games(core, [agent], own, batch_size=batch_size, progress=bar[name],
-                                   make_view=spec.make_view,
-                                   observers=[recorder.observer(start, own, [[name]] * own.size)] if recorder else ())
-                seconds[name] += time.perf_counter() - began
-                played[name] = games["score"][:, 0]
+                played[name] = got[("agents", name, "score")]
                 scores[name].add(played[name])
-                decisions[name] += int(games["length"].sum())
+                decisions[name] += int(got[("agents", name, "length")].sum())
                 values, freq = np.unique(played[name], return_counts=True)
                 for v, c in zip(values.tolist(), freq.tolist()):
                     distribution[name][v] = distribution[name].get(v, 0) + c
@@ -288,16 +387,17 @@ def bench_solo(spec, rules, names, agents, counts, seed, *, batch_size=4096, pro
 
 
 def bench_tournament(spec, rules, names, agents, n_games, seed, *, batch_size=4096, progress=True, lineup=None,
-                     table=None, recorder=None) -> dict:
+                     table=None, recorder=None, save=0, backend=None, chunk=None) -> dict:
     """A seat-rotated tournament of ``n_games`` games (rounded up to balance seats); the report dictionary.
 
     ``lineup`` (agent index per seat, optional) fixes the table, rotated over the seats; by default
     the agents are cycled over the seats and rotated (:func:`aerodeck.train.evaluate.tournament.seat_rotation`).
     ``table``: a ``csv.writer`` for one row per game (the first ``report.CSV_GAMES``): its seed and
-    each seat's agent, score and win share. ``recorder``: a ``aerodeck.train.watch.replay.Recorder`` of the first games.
+    each seat's agent, score and win share. ``recorder``: a list that gets the replay records
+    (``aerodeck.train.watch.replay.GameRecord``) of the first ``save`` games. ``backend`` and ``chunk``: where
+    and in tasks of how many games the games are played, as for :func:`bench_solo`.
     """
-    core = spec.make_core(rules, check_actions=False)  # play_games checks every action
-    n, A = core.n_players, len(agents)
+    n, A = spec.players(rules), len(agents)
     n_games = balanced_games(n_games, A, n, lineup)
     win = [Moments() for _ in names]
     score = [Moments() for _ in names]
@@ -309,17 +409,32 @@ def bench_tournament(spec, rules, names, agents, n_games, seed, *, batch_size=40
     if table is not None:
         table.writerow(["seed", *[f"seat{s}_{c}" for c in ("agent", "score", "win_share") for s in range(n)]])
     seconds = 0.0  # of play only, as for a solo game
+    window = _chunk(batch_size)
+    size = _task_size(backend, chunk, window, n_games)
+    tasks = (BenchTask(spec.id, rules, agents, tuple(names), (n_games,), seed, start, min(size, n_games - start),
+                       batch_size, save if recorder is not None else 0,
+                       schedule(n_games, A, n, lineup, start, min(start + size, n_games)))
+             for start in task_starts(n_games, size))
+
+    def noted(results):  # the timings and replays of each task's result, as it comes
+        nonlocal seconds
+        for result in results:
+            seconds += result["seconds"]
+            if recorder is not None:
+                recorder.extend(result["records"])
+            add_counts(agents, result)
+            yield result
+
     with tqdm(total=n_games, unit="game", desc=" vs ".join(names), disable=not progress, leave=False) as bar:
-        for start in range(0, n_games, _chunk(batch_size)):
-            stop = min(start + _chunk(batch_size), n_games)
+        for start, got in windows(noted(play_all(tasks, backend, bar, in_flight=_in_flight(backend))), window, n_games):
+            stop = min(start + window, n_games)
             lineups = schedule(n_games, A, n, lineup, start, stop)
             seeds = game_seeds(seed, stop - start, start)
-            began = time.perf_counter()
-            seated = [[names[a] for a in lu] for lu in lineups[: max(0, recorder.k - start)]] if recorder else []
-            out = play_games(core, agents, seeds, lineups, batch_size=batch_size, progress=bar,
-                             make_view=spec.make_view, summary=spec.summary_of(),
-                             observers=[recorder.observer(start, seeds, seated)] if recorder else ())
-            seconds += time.perf_counter() - began
+            out = {key: got[(key,)] for key in ("score", "standing", "win_share")}
+            out["tallies"] = {}
+            for path, values in got.items():
+                if path[0] == "tallies":
+                    out["tallies"].setdefault(path[1], {})[path[2]] = float(np.sum(values))
             for a in range(A):
                 seats = lineups == a
                 has = seats.any(1)
@@ -345,7 +460,7 @@ def bench_tournament(spec, rules, names, agents, n_games, seed, *, batch_size=40
                                                              out["score"][:rows], out["win_share"][:rows]))
     rated = ratings.result()
     agents_out = {
-        name: {"win_rate": against_value(win[a], 1.0 / n).to_dict(), "fair_share": 1.0 / n,
+        name: {"win_rate": against_value(win[a], 1.0 / n, share=True).to_dict(), "fair_share": 1.0 / n,
                "mean_score": mean_ci(score[a]).to_dict(), "seats_played": int(seats_played[a]),
                "games": int(games_played[a]), "rating": rated[name]}
         for a, name in enumerate(names)
@@ -358,7 +473,7 @@ def bench_tournament(spec, rules, names, agents, n_games, seed, *, batch_size=40
         "lineup": None if lineup is None else [names[a] for a in lineup],
         "seconds": seconds, "games_per_second": n_games / seconds, "agents": agents_out,
         "head_to_head": {"agents": names, "ahead_rate": rate.tolist(), "seat_pairs": pairs.tolist()},
-        "comparisons": [{"agent": names[i], "versus": names[j], "ahead_rate": against_value(m, 0.5).to_dict()}
+        "comparisons": [{"agent": names[i], "versus": names[j], "ahead_rate": against_value(m, 0.5, share=True).to_dict()}
                         for (i, j), m in versus.items() if m.n],  # pairs that never met are left out
         # the game's own tallies (e.g. where the planes landed, how the games ended), mean per game
         "tallies": {g: {k: v / n_games for k, v in items.items()} for g, items in tallies.items()},

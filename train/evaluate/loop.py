@@ -38,7 +38,7 @@ def _progress(progress, total: int, label: str):
 
 
 def play_games(core, agents, seeds, lineups=None, *, batch_size: int = 4096, progress=True, make_view=None,
-               summary=None, observers=()) -> dict:
+               summary=None, observers=(), game_tallies: bool = False) -> dict:
     """Play one game per seed to the end, seat ``s`` of game ``i`` played by ``agents[lineups[i, s]]``.
 
     ``core``: a batched core (``aerodeck.envs.common.core.Core``); ``agents``: :class:`aerodeck.agents.base.Agent`\\ s;
@@ -64,7 +64,8 @@ def play_games(core, agents, seeds, lineups=None, *, batch_size: int = 4096, pro
 
     Returns ``score`` and ``standing`` ``float64 (G, n)``, ``win_share`` ``float64 (G, n)`` (1/k for
     each of the k seats with the best standing), ``length`` ``int64 (G,)`` (the decisions played) and
-    ``tallies`` ``{group: {item: float}}`` (the summary's tallies summed over the G games).
+    ``tallies`` ``{group: {item: float}}`` (the summary's tallies summed over the G games; with
+    ``game_tallies`` each game's own, ``{group: {item: float64 (G,)}}``, to be summed in game order).
     """
     seeds = check_seeds(seeds)
     G, n = seeds.size, core.n_players
@@ -103,7 +104,10 @@ def play_games(core, agents, seeds, lineups=None, *, batch_size: int = 4096, pro
                 else:
                     figures = summary(core, state.take(ended))
                     score[games], standing[games] = figures["score"], figures["standing"]
-                    _add_tallies(tallies, figures.get("tallies", {}))
+                    if game_tallies:
+                        _put_tallies(tallies, figures.get("tallies", {}), games, G)
+                    else:
+                        _add_tallies(tallies, figures.get("tallies", {}))
                 length[games] = decisions[ended]
                 recorded[ended] = True
                 bar.update(ended.size)
@@ -152,6 +156,15 @@ def _add_tallies(tallies: dict, figures: dict) -> None:
         sums = tallies.setdefault(group, {})
         for item, values in items.items():
             sums[item] = sums.get(item, 0.0) + float(np.sum(values))
+
+
+def _put_tallies(tallies: dict, figures: dict, games: np.ndarray, n_games: int) -> None:
+    """Note a summary's ``{group: {item: (k,) numbers}}`` of the k finished ``games`` in the per-game
+    ``tallies`` ``{group: {item: float64 (n_games,)}}``."""
+    for group, items in figures.items():
+        per_game = tallies.setdefault(group, {})
+        for item, values in items.items():
+            per_game.setdefault(item, np.zeros(n_games))[games] = values
 
 
 def decide(agent, observations, masks, view, seeds, decisions) -> np.ndarray:

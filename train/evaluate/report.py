@@ -135,9 +135,12 @@ def tally_line(group: str, items: dict[str, float]) -> str:
             f"least {listed(ranked[-2:])}.")
 
 
-def p_text(p: float) -> str:
-    """A p-value for a table: two significant digits; one that underflowed to 0 reads "<1e-300"."""
-    return f"{p:.2g}" if p > 0 else "<1e-300"
+def p_text(p: float | None, note: str | None = None) -> str:
+    """A p-value for a table: two significant digits; one at the floor (1e-300, an underflow) reads
+    "<1e-300"; no p-value reads its note ("too few games: N")."""
+    if p is None:
+        return note or "–"
+    return f"{p:.2g}" if p > 1e-300 else "<1e-300"
 
 
 def bench_table(result: dict) -> Group:
@@ -157,7 +160,7 @@ def bench_table(result: dict) -> Group:
         for c in result["comparisons"]:
             d = c["mean_score_difference"]
             pairs.add_row(c["agent"], c["versus"], str(d["n"]), f"{d['value']:+.3f}",
-                          f"[{d['low']:+.3f}, {d['high']:+.3f}]", p_text(d['p_value']))
+                          f"[{d['low']:+.3f}, {d['high']:+.3f}]", p_text(d.get('p_value'), d.get('note')))
         return Group(table, *([pairs] if result["comparisons"] else []), *tallies)
     table = Table(title=f"{result['title']} — {result['players']} players, {result['games']} games (seat-rotated), "
                         f"rules: {result['rules_label']}, seed {result['seed']}")
@@ -173,5 +176,5 @@ def bench_table(result: dict) -> Group:
     for c in result["comparisons"]:
         d = c["ahead_rate"]
         pairs.add_row(c["agent"], c["versus"], str(d["n"]), f"{d['value']:.3f}",
-                      f"[{d['low']:.3f}, {d['high']:.3f}]", p_text(d['p_value']))
+                      f"[{d['low']:.3f}, {d['high']:.3f}]", p_text(d.get('p_value'), d.get('note')))
     return Group(table, *([pairs] if result["comparisons"] else []), *tallies)

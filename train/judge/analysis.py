@@ -10,9 +10,13 @@ estimates, the paired differences, the fair-share tests, the judges' agreement a
   the deal), with the pairing's correlation; ``--test welch`` unpairs, ``--test bootstrap`` resamples.
 - A seat's share of the win (``Metric.seat_share``) is also tested against the fair share 1/n.
 - Holm–Bonferroni runs over all those tests at once; a column equal by definition to another compared
-  metric (``Metric.same_as``) is tested once only.
-- The judges' tables (``Table.judge``) are set side by side: the same direction under every judge, or
-  which judge disagrees and by how much.
+  metric (``Metric.same_as``) is tested once only. Each verdict's interval (``interval``) and smallest
+  detectable change are given at the level its Holm step tested it (``significance.holm_levels``), so an
+  interval never contradicts its verdict. A difference on fewer than ``significance.MIN_GAMES`` games, or
+  with no spread but a nonzero value, is not tested (its verdict: "too few games: N").
+- The judges' tables (``Table.judge``) are set side by side by a paired test of the difference between
+  their effects on the same games (Holm over that family): agree, no detectable difference, disagree.
+- The skill share (``skill.py``): how much of the outcome the players' decisions explain, per variant.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import numpy as np
 
 from aerodeck import envs
 from aerodeck.train.judge import significance as sig
+from aerodeck.train.judge.skill import skill_shares
 from aerodeck.train.judge.backends import catalogue
 
 #: The level of every interval and the threshold of every verdict (on the Holm-adjusted p-value).
@@ -60,17 +65,19 @@ def estimate(metric, num: np.ndarray, den: np.ndarray, seed: int = 0, level: flo
     return out
 
 
-def difference(num_v, den_v, num_b, den_b, paired: bool, test: str, seed: int) -> sig.Difference | None:
-    """Variant minus base for one column (float ``(G,)`` arrays); ``None`` if undefined on a side.
-    ``test``: ``paired`` or ``welch`` (t, by the delta method for a ratio) or ``bootstrap``."""
+def difference(num_v, den_v, num_b, den_b, paired: bool, test: str, seed: int,
+               level: float = 0.95) -> sig.Difference | None:
+    """Variant minus base for one column (float ``(G,)`` arrays) with its interval at ``level``; ``None``
+    if undefined on a side. ``test``: ``paired`` or ``welch`` (t, by the delta method for a ratio) or
+    ``bootstrap``."""
     if not (den_v.sum() > 0 and den_b.sum() > 0):
         return None
     if test == "bootstrap":
-        return sig.bootstrap_difference((num_v, den_v), (num_b, den_b), paired, seed)
+        return sig.bootstrap_difference((num_v, den_v), (num_b, den_b), paired, seed, level)
     plain = np.all(den_v == 1) and np.all(den_b == 1)
     if plain:
-        return sig.paired_difference(num_v, num_b) if paired else sig.welch_difference(num_v, num_b)
-    return sig.ratio_difference((num_v, den_v), (num_b, den_b), paired)
+        return sig.paired_difference(num_v, num_b, level) if paired else sig.welch_difference(num_v, num_b, level)
+    return sig.ratio_difference((num_v, den_v), (num_b, den_b), paired, level)
 
 
 def deal_notes(question) -> dict[str, str | None]:
@@ -120,7 +127,9 @@ def _comparisons(question, cells: dict, metrics_of: dict) -> list[dict]:
                 if d is not None:
                     out.append({"metric": name, "column": label, "variant": variant, "table": table,
                                 "against": [ref_variant, ref_table], "difference": d,
-                                "role": "skill" if role == "mixed" and name == skill else role})
+                                "role": "skill" if role == "mixed" and name == skill else role,
+                                "_args": (v[name][0][:, c], v[name][1][:, c], b[name][0][:, c], b[name][1][:, c],
+                                          is_paired)})
     return out
 
 
@@ -143,46 +152,122 @@ def _fair_shares(question, cells: dict, metrics_of: dict) -> list[dict]:
                     continue
                 test = sig.fair_share_test(float(num[:, c].sum()), n, 1 / n_players)
                 out.append({"metric": name, "column": label, "variant": variant, "table": table,
-                            "players": n_players, "test": test})
+                            "players": n_players, "test": test, "test_95": test.to_dict()})
     return out
 
 
 def direction(c: dict) -> int:
-    """+1 (higher), −1 (lower) or 0 (no detectable change) of a comparison after Holm."""
-    if c["p_holm"] >= ALPHA:
+    """+1 (higher), −1 (lower) or 0 (no detectable change, or not tested) of a comparison after Holm."""
+    if c.get("p_holm") is None or c["p_holm"] >= ALPHA:
         return 0
     return 1 if c["difference"]["value"] > 0 else -1
 
 
 WORDS = {1: "higher", -1: "lower", 0: "no detectable change"}
+#: The three outcomes of setting judges side by side (and the one of a lone judge).
+AGREE, NO_DIFFERENCE, DISAGREE, ALONE = "agree", "no detectable difference", "disagree", "one judge"
+#: Judges not compared because a verdict was not tested (too few games).
+UNTESTED = "not tested"
 
 
-def agreement(comparisons: list[dict], judges: list[str]) -> list[dict]:
-    """Set the judges' verdicts side by side: each judge comparison of a (metric, column, variant) gets
-    ``agree`` (``True`` when every judge finds the same direction) and ``agree_text`` (``yes`` or, per
-    judge, its verdict and difference); returns the disagreements, one per (metric, column, variant)."""
+def _at_level(c: dict) -> dict:
+    """A comparison's difference with its interval at the verdict's level (the 95% one if none)."""
+    at = c.get("interval") or {}
+    d = c["difference"]
+    return {"value": d["value"], "low": at.get("low", d.get("low")), "high": at.get("high", d.get("high")),
+            "level": c.get("level")}
+
+
+def _estimate_text(c: dict) -> str:
+    d = _at_level(c)
+    if d.get("low") is None:
+        return f"{c['table']}: {c['verdict']} ({d['value']:+.3g})"
+    return f"{c['table']}: {WORDS[direction(c)]} {d['value']:+.3g} [{d['low']:+.3g}, {d['high']:+.3g}]"
+
+
+def agreement(comparisons: list[dict], judges: list[str], tests: list[dict] | None = None) -> list[dict]:
+    """Set the judges' verdicts side by side. ``tests``: the judge-difference tests (``judge_tests``:
+    per (metric, column, variant) and other judge, the paired test of the difference between the first
+    judge's effect and that judge's, with ``p_holm`` over the family of these tests). Each judge
+    comparison gets ``agreement`` — ``agree`` (every judge finds the same direction and no difference
+    between them is detected), ``disagree`` (a difference between the judges' effects is detected),
+    ``no detectable difference`` (otherwise), ``one judge`` — with ``agree`` (True unless ``disagree``)
+    and ``agree_text`` in words. Returns the disagreements, one per (metric, column, variant), with both
+    estimates. Without ``tests`` (no per-game data), judges whose verdicts differ count as disagreeing."""
     groups: dict[tuple, list[dict]] = {}
     for c in comparisons:
         if c["table"] in judges and c["against"][1] == c["table"]:
             groups.setdefault((c["metric"], c["column"], c["variant"]), []).append(c)
+    found: dict[tuple, list[dict]] = {}
+    for t in tests or []:
+        found.setdefault((t["metric"], t["column"], t["variant"]), []).append(t)
+    out = []
+    for key, group in groups.items():
+        metric, column, variant = key
+        group.sort(key=lambda c: judges.index(c["table"]))
+        directions = {direction(c) for c in group}
+        mine = found.get(key, [])
+        if tests is None:
+            detected = [t for t in mine] if len(directions) > 1 else []
+            disagree = len(directions) > 1
+        else:
+            detected = [t for t in mine if t["p_holm"] is not None and t["p_holm"] < ALPHA]
+            disagree = bool(detected)
+        untested = [c for c in group if c.get("p_holm") is None]
+        if len(group) == 1:
+            outcome, text = ALONE, f"only {group[0]['table']} judged"
+        elif untested and not detected:
+            outcome, text = UNTESTED, "not compared: " + "; ".join(f"{c['table']} {c['verdict']}" for c in untested)
+        elif disagree:
+            outcome = DISAGREE
+            how = ("opposite directions" if directions >= {1, -1} else
+                   "the same direction, by different amounts" if len(directions) == 1 and 0 not in directions else
+                   "different effects")
+            diff = "; ".join(f"{t['judges'][0]} − {t['judges'][1]} {t['value']:+.3g} [{t['low']:+.3g}, "
+                             f"{t['high']:+.3g}], p (Holm) {t['p_holm']:.2g}" for t in detected if t.get("low") is not None)
+            text = f"no — {how}: " + "; ".join(_estimate_text(c) for c in group) + (f" (difference of effects: {diff})"
+                                                                                        if diff else "")
+        elif directions in ({1}, {-1}):
+            outcome, text = AGREE, f"yes ({len(group)} judges)"
+        else:
+            outcome = NO_DIFFERENCE
+            text = "no detectable difference between the judges" + (
+                "" if directions == {0} else " (" + "; ".join(f"{c['table']}: {WORDS[direction(c)]}" for c in group) + ")")
+        for c in group:
+            c["agreement"], c["agree"], c["agree_text"] = outcome, outcome != DISAGREE, text
+        if outcome == DISAGREE:
+            out.append({"metric": metric, "column": column, "variant": variant, "text": text,
+                        "directions": {c["table"]: direction(c) for c in group},
+                        "estimates": {c["table"]: _at_level(c) for c in group},
+                        "tests": detected})
+    return out
+
+
+def judge_tests(comparisons: list[dict], judges: list[str]) -> list[dict]:
+    """The paired tests of the difference between judges' effects: per (metric, column, variant) judged by
+    two judges or more, the first judge's effect against each other judge's on the same games
+    (:func:`significance.effect_difference`), Holm over all of them; each with its interval at its Holm
+    step's level."""
+    groups: dict[tuple, list[dict]] = {}
+    for c in comparisons:
+        if c["table"] in judges and c["against"][1] == c["table"] and "_args" in c:
+            groups.setdefault((c["metric"], c["column"], c["variant"]), []).append(c)
     out = []
     for (metric, column, variant), group in groups.items():
         group.sort(key=lambda c: judges.index(c["table"]))
-        directions = {direction(c) for c in group}
-        agree = len(directions) == 1
-        if len(group) == 1:
-            text = f"only {group[0]['table']} judged"
-        elif agree:
-            text = f"yes ({len(group)} judges)"
-        else:
-            text = "no — " + "; ".join(
-                f"{c['table']}: {WORDS[direction(c)]} {c['difference']['value']:+.3g} "
-                f"[{c['difference']['low']:+.3g}, {c['difference']['high']:+.3g}]" for c in group)
-        for c in group:
-            c["agree"], c["agree_text"] = agree, text
-        if not agree:
-            out.append({"metric": metric, "column": column, "variant": variant, "text": text,
-                        "directions": {c["table"]: direction(c) for c in group}})
+        lead = group[0]
+        for other in group[1:]:
+            d = sig.effect_difference(lead["_args"][:4], other["_args"][:4])
+            out.append({"metric": metric, "column": column, "variant": variant,
+                        "judges": [lead["table"], other["table"]], "_d": d})
+    tested = [t for t in out if t["_d"].tested]
+    ps = [t["_d"].p_value for t in tested]
+    for t, p, a in zip(tested, sig.holm(ps), sig.holm_levels(ps, ALPHA)):
+        t["p_holm"], t["_d"] = float(p), sig.at_level(t["_d"], 1 - float(a))
+    for t in out:
+        d = t.pop("_d")
+        t.update(value=d.value, low=d.low, high=d.high, level=d.level, p_value=d.p_value, note=d.note, n=d.n)
+        t.setdefault("p_holm", None)
     return out
 
 
@@ -196,9 +281,10 @@ def aa_check(question, comparisons: list[dict]) -> dict:
             continue
         mine = [c for c in comparisons if c["variant"] == name]
         start = question.offsets.get(name, 0)
-        out[name] = {"games": [start, start + question.games], "comparisons": len(mine),
-                     "changes": sum(c["difference"]["p_value"] < ALPHA for c in mine),
-                     "changes_holm": sum(c["p_holm"] < ALPHA for c in mine)}
+        tested = [c for c in mine if c["p_holm"] is not None]
+        out[name] = {"games": [start, start + question.games], "comparisons": len(tested),
+                     "changes": sum(c["difference"]["p_value"] < ALPHA for c in tested),
+                     "changes_holm": sum(c["p_holm"] < ALPHA for c in tested)}
     return out
 
 
@@ -269,18 +355,34 @@ def analyse(question, cells: dict) -> dict:
             estimates.setdefault(m.name, {}).setdefault(variant, {})[table] = estimate(m, num, den, question.seed)
     comparisons = _comparisons(question, cells, metrics_of)
     fair = _fair_shares(question, cells, metrics_of)
-    adjusted = sig.holm([c["difference"].p_value for c in comparisons] + [f["test"].p_value for f in fair])
-    for c, p in zip(comparisons, adjusted):
-        c["p_holm"] = float(p)
-        c["verdict"] = sig.verdict(c["difference"], float(p), ALPHA)
+    judges = [t.name for t in question.judge_tables()]
+    tested = [c for c in comparisons if c["difference"].tested]
+    family = [c["difference"].p_value for c in tested] + [f["test"].p_value for f in fair]
+    adjusted, levels = sig.holm(family), sig.holm_levels(family, ALPHA)
+    for c, p, a in zip(tested, adjusted, levels):
+        c["p_holm"], c["level"] = float(p), 1 - float(a)
+        c["verdict"] = sig.verdict(c["difference"], float(p), ALPHA, level_alpha=float(a))
+        if question.test == "bootstrap":
+            at = difference(*c["_args"][:4], c["_args"][4], question.test, question.seed, c["level"])
+        else:
+            at = sig.at_level(c["difference"], c["level"])
+        c["interval"] = {"level": c["level"], "low": at.low, "high": at.high,
+                         "detectable": sig.minimum_detectable_change(at.se, float(a))}
+    for c in comparisons:
+        if not c["difference"].tested:
+            c["p_holm"], c["level"], c["interval"] = None, None, None
+            c["verdict"] = sig.verdict(c["difference"], None, ALPHA)
+    tests = judge_tests(comparisons, judges)
+    for c in comparisons:
+        c.pop("_args", None)
         c["difference"] = c["difference"].to_dict()
-    for f, p in zip(fair, adjusted[len(comparisons):]):
-        f["p_holm"] = float(p)
-        f["test"] = f["test"].to_dict()
+    for f, p, a in zip(fair, adjusted[len(tested):], levels[len(tested):]):
+        f["p_holm"], f["level"] = float(p), 1 - float(a)
+        t = f["test"]
+        f["test"] = sig.fair_share_test(t.successes, t.n, t.against, f["level"]).to_dict()
         side = "above" if f["test"]["value"] > f["test"]["against"] else "below"
         f["verdict"] = f"{side} the fair share" if p < ALPHA else "no detectable departure from the fair share"
-    judges = [t.name for t in question.judge_tables()]
-    disagreements = agreement(comparisons, judges)
+    disagreements = agreement(comparisons, judges, tests)
     return {
         "game": question.game, "title": spec.title, "seed": question.seed, "games": question.games,
         "base": question.base, "test": question.test,
@@ -300,6 +402,11 @@ def analyse(question, cells: dict) -> dict:
         "comparisons": comparisons,
         "fair": fair,
         "disagreements": disagreements,
+        "judge_tests": tests,
+        "headline": list(spec.headline),
+        "skill_share": skill_shares(question, cells, cat, spec.solo, ALPHA),
+        "levels": {"alpha": ALPHA, "family": len(family), "judge_family": sum(t["p_holm"] is not None for t in tests),
+                   "min_games": sig.MIN_GAMES},
         "aa": aa_check(question, comparisons),
         "skill_gap": skill_gap(question, cells, cat, spec.solo),
         "histograms": histograms(question, cells, cat),

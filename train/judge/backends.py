@@ -14,7 +14,8 @@ from __future__ import annotations
 import dataclasses
 import logging
 import socket
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -121,6 +122,16 @@ class LocalBackend:
             done(task.count)
         return results
 
+    def imap(self, fn: Callable, items: Iterable, done: Callable | None = None, in_flight: int | None = None) -> Iterator:
+        """``fn(item)`` for each of ``items`` (taken one at a time), here, in order; ``done(item, seconds)``
+        after each (``in_flight`` is ignored: one at a time)."""
+        for item in items:
+            began = time.perf_counter()
+            result = fn(item)
+            if done is not None:
+                done(item, time.perf_counter() - began)
+            yield result
+
 
 class RayBackend:
     """Plays the tasks as Ray tasks on the cluster at ``address``, or on a local Ray started here when
@@ -163,6 +174,47 @@ class RayBackend:
                 results[i] = self.ray.get(ref)
                 done(tasks[i].count)
         return results
+
+    def cpus(self) -> int:
+        """The cluster's CPUs (at least 1)."""
+        return max(1, int(self.ray.cluster_resources().get("CPU", 1)))
+
+    def imap(self, fn: Callable, items: Iterable, done: Callable | None = None, in_flight: int | None = None) -> Iterator:
+        """``fn(item)`` for each of ``items`` as Ray tasks, at most ``in_flight`` at once (default: all);
+        ``items`` is read one item at a time as tasks are started (so it may depend on what ``done`` saw).
+        The results are yielded in the items' order, each as soon as it and those before it have ended;
+        ``done(item, seconds)`` is called as each task ends (seconds since it was started). The tasks still
+        running are cancelled when the caller stops early (an error, Ctrl-C)."""
+        remote = self.ray.remote(fn)
+        source = iter(items)
+        running: dict = {}  # ref -> (index, item, started)
+        finished: dict[int, object] = {}
+        started, yielded = 0, 0
+        try:
+            while True:
+                while in_flight is None or len(running) < in_flight:
+                    item = next(source, _END)
+                    if item is _END:
+                        break
+                    running[remote.remote(item)] = (started, item, time.perf_counter())
+                    started += 1
+                if not running:
+                    break
+                ready, _ = self.ray.wait(list(running), num_returns=1)
+                for ref in ready:
+                    i, item, began = running.pop(ref)
+                    finished[i] = self.ray.get(ref)
+                    if done is not None:
+                        done(item, time.perf_counter() - began)
+                while yielded in finished:
+                    yield finished.pop(yielded)
+                    yielded += 1
+        finally:
+            for ref in running:
+                self.ray.cancel(ref, force=True)
+
+
+_END = object()
 
 
 def check_reachable(address: str, timeout: float = 5.0) -> None:

@@ -10,8 +10,10 @@ the next, so the paired test is valid; the report says the deal changes and show
 pairing correlation. ``--test welch`` unpairs. Tables: one per agent (in a multi-player game, the agent
 in every seat) and, in a multi-player game with two agents or more, one table mixing them (the first
 agent in one seat, the others in the rest, rotated over the seats) where the skill gap is measured.
-The judges (``--judges``, by default the catalogue's: the heuristic and a small search, which adapts to
-the rules by itself) each get a table; their verdicts are set side by side ("agents agree").
+The judges each get a table; their verdicts are set side by side, and a paired test of the difference
+between their effects says whether they agree, differ detectably or show no detectable difference. The
+judges are the agents named with ``--agent`` unless ``--judges`` names others; with neither, the
+catalogue's (the heuristic and a small search, which adapts to the rules by itself).
 Restricted play (``--agent restricted:base=heuristic,forbid=replace``) is compared with its base agent
 on the same deals, with the same statistics: what the forbidden kind of action is worth.
 ``--allow-identical`` runs the A/A check: a variant with the base's rules, played on other seeds, whose
@@ -288,13 +290,24 @@ def play(question: Question, backend, chunk: int = CHUNK, progress: bool = True,
 
 
 def per_game_rows(question: Question, cells: dict):
-    """``games.csv`` rows: variant, table, game, seed and each plain metric's value (empty where undefined)."""
+    """``games.csv`` rows: variant, table, game, seed and each plain metric's value (empty where undefined);
+    a metric that is a ratio of per-game counts (a denominator other than 0 or 1 in some game, e.g. a rate
+    such as ``last_card_collisions``, or turns per ticket) also gets its numerator and denominator
+    (``NAME.num``, ``NAME.den``), so every figure of the report can be recomputed from the file."""
     from aerodeck.train.evaluate.loop import game_seeds
 
     cat = catalogue(question.game)
     plain = [m for m in cat.metrics if m.width == 1]
-    header = ["variant", "table", "game", "seed", *[m.name for m in plain]]
+    ratios = {m.name for m in plain if m.kind == "rate" or any(
+        np.any((r["metrics"][m.name][1][:, 0] != 0) & (r["metrics"][m.name][1][:, 0] != 1)) for r in cells.values())}
+    header = ["variant", "table", "game", "seed"]
+    for m in plain:
+        header += [m.name, f"{m.name}.num", f"{m.name}.den"] if m.name in ratios else [m.name]
     rows = []
+
+    def text(x: float) -> str:
+        return "" if np.isnan(x) else f"{x:.10g}"
+
     for (variant, table), result in cells.items():
         first = question.offsets.get(variant, 0)
         seeds = game_seeds(question.seed, question.games, first)
@@ -303,9 +316,10 @@ def per_game_rows(question: Question, cells: dict):
             num, den = result["metrics"][m.name]
             with np.errstate(invalid="ignore", divide="ignore"):
                 columns.append(np.where(den[:, 0] > 0, num[:, 0] / den[:, 0], np.nan))
+            if m.name in ratios:
+                columns += [num[:, 0], den[:, 0]]
         for i in range(question.games):
-            rows.append([variant, table, first + i, int(seeds[i]),
-                         *["" if np.isnan(col[i]) else f"{col[i]:.10g}" for col in columns]])
+            rows.append([variant, table, first + i, int(seeds[i]), *[text(col[i]) for col in columns]])
     return header, rows
 
 
@@ -328,7 +342,7 @@ def add_common_arguments(p: argparse.ArgumentParser, default_out: str) -> None:
                         "docs/metrics.md lists them)")
     p.add_argument("--judges", nargs="+", action="extend", metavar="SPEC",
                    help="the agents whose verdicts are set side by side (each gets a table unless it is an "
-                        "--agent; the first leads); default per game: "
+                        "--agent; the first leads); default: the --agent agents, or without --agent per game: "
                         + ", ".join(f"{g} {' and '.join(catalogue(g).judges) or 'its first agent'}"
                                     for g in envs.games()) + "; ppo:path=MODEL.zip judges too")
     p.add_argument("--test", choices=("paired", "welch", "bootstrap"), default="paired",
@@ -392,7 +406,7 @@ def common_setup(args, variants: dict[str, object], command: str, search: bool =
     cat = catalogue(args.game)
     metrics = tuple(dict.fromkeys(args.metrics or [m.name for m in cat.headline()]))
     agents = args.agents or list(cat.default_agents)
-    judges = list(dict.fromkeys(args.judges or cat.judges or agents[:1]))
+    judges = list(dict.fromkeys(args.judges or args.agents or cat.judges or agents[:1]))
     games = args.games or spec.bench_games
     question = Question(args.game, variants, make_tables(args.game, agents, judges), games, args.seed, metrics,
                         args.test, offsets=copy_offsets(variants, games))

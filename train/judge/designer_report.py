@@ -19,7 +19,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from aerodeck.train.judge.wording import comparison_name, comparison_values, correlation_text, interval, main_comparisons, number, p_text, percent, relative  # noqa: E402
+from aerodeck.train.judge.wording import comparison_name, comparison_values, correlation_text, interval, level_interval, level_text, main_comparisons, number, p_text, percent, relative  # noqa: E402
 
 # --- files -----------------------------------------------------------------------------------------
 
@@ -326,22 +326,30 @@ def _curve(a: dict, name: str):
 # --- the terminal ------------------------------------------------------------------------------------
 
 def print_verdicts(analysis: dict, file=None) -> None:
-    """The verdict table (and the skill gap) on the terminal."""
+    """The first screen on the terminal: the headline sentence per variant, the judges, then the verdict
+    table (intervals at the verdicts' level), the skill share and the skill gap."""
     from rich.console import Console
     from rich.table import Table
 
+    from aerodeck.train.judge.report_markdown import headline_sentence, judges_line
+
     a = analysis
     console = Console(file=file, width=None if (file or sys.stdout).isatty() else 140)
+    for variant in list(a["variants"])[1:]:
+        sentence = headline_sentence(a, variant)
+        if sentence:
+            console.print(sentence.replace("**", ""), markup=False, highlight=False)
+    console.print(judges_line(a), markup=False, highlight=False)
     table = Table(title=f"{a['title']}: {len(a['comparisons'])} comparisons, {a['games']:,} games each, "
-                        f"seed {a['seed']}")
-    for col in ("metric", "compared", "against", "values", "difference [95% CI]", "relative", "r", "p (Holm)",
-                "verdict", "agents agree"):
+                        f"seed {a['seed']} (intervals at each verdict's Holm level)")
+    for col in ("metric", "compared", "against", "values", "difference [interval]", "level", "relative", "r",
+                "p (Holm)", "verdict", "judges"):
         table.add_column(col, overflow="fold")
     for c in main_comparisons(a):
         mine, theirs, d = comparison_values(a, c)
         table.add_row(comparison_name(c), f"{c['variant']} / {c['table']}", " / ".join(c["against"]),
                       f"{number(mine and mine['value'])} vs {number(theirs and theirs['value'])}",
-                      f"{number(d['value'])} [{number(d['low'])}, {number(d['high'])}]", percent(relative(c, theirs)),
+                      level_interval(c), level_text(c.get("level")), percent(relative(c, theirs)),
                       correlation_text(d), p_text(c["p_holm"]), c["verdict"], c.get("agree_text", "–"))
     console.print(table)
     others = len(a["comparisons"]) - len(main_comparisons(a))
@@ -355,6 +363,11 @@ def print_verdicts(analysis: dict, file=None) -> None:
     for name, aa in a["aa"].items():
         console.print(f"A/A check, {name}: {aa['changes']} of {aa['comparisons']} comparisons found a change before "
                       f"Holm, {aa['changes_holm']} after (all false)")
+    skill = a.get("skill_share") or {}
+    for variant, e in skill.get("estimates", {}).items():
+        d = skill["differences"].get(variant)
+        console.print(f"skill share, {variant}: {interval(e)}" + (f"; against the base: {d['verdict']}" if d else ""),
+                      markup=False, highlight=False)
     for variant, g in a["skill_gap"].items():
         console.print(f"skill gap, {variant}: {interval(g)} ({g['what']})")
     for name, v in a["variants"].items():

@@ -9,9 +9,10 @@ from __future__ import annotations
 import math
 
 from aerodeck.train.judge.analysis import ALPHA
+from aerodeck.train.judge.significance import EXACT_BELOW
 from aerodeck.train.judge.wording import (
-    MAX_TABLE_COLUMNS, comparison_name, comparison_values, correlation_text, interval, main_comparisons, number,
-    p_text, percent, relative,
+    MAX_TABLE_COLUMNS, RELATIVE_RULE, comparison_name, comparison_values, correlation_text, interval, level_interval,
+    level_text, main_comparisons, number, p_text, percent, relative, standardised,
 )
 
 
@@ -23,27 +24,110 @@ def short_names(a: dict) -> dict[str, str]:
     return {name: f if counts[f] == 1 else name for name, f in family.items()}
 
 
-def changes(a: dict) -> list[list[tuple[dict, float | None]]]:
+def _is_breakdown(a: dict, c: dict) -> bool:
+    return len(a["metrics"][c["metric"]]["labels"]) > 1
+
+
+def headline_metrics(a: dict) -> list[str]:
+    """The compared metrics the summary opens with: the game's headline metrics (``GameSpec.headline``)
+    among the compared ones, in that order; none compared: the first compared whole-game metric."""
+    named = [m for m in a.get("headline", []) if m in a["compared"]]
+    if named:
+        return named
+    whole = [m for m in a["compared"] if len(a["metrics"][m]["labels"]) == 1]
+    return whole[:1] or list(a["compared"][:1])
+
+
+def _lead(a: dict, metric: str, variant: str) -> dict | None:
+    """The comparison a headline sentence reads for ``metric`` under ``variant``: the first judge's, else
+    the skill gap's table, else any table the designer's comparisons hold."""
+    mine = [c for c in main_comparisons(a) if c["metric"] == metric and c["variant"] == variant
+            and c["column"] == "" and c["role"] != "restricted"]
+    for c in mine:
+        if c["table"] == a["judges"][0]:
+            return c
+    return mine[0] if mine else None
+
+
+def _plain(a: dict, c: dict) -> str:
+    """One headline metric's change in plain words, with its interval at the verdict's level."""
+    m = a["metrics"][c["metric"]]
+    _, theirs, d = comparison_values(a, c)
+    if c.get("p_holm") is None:
+        return f"{c['metric']}: {c['verdict']}"
+    at = c["interval"]
+    if c["p_holm"] >= ALPHA:
+        if "±" not in c["verdict"]:
+            return f"{c['metric']} no change: equal in every game"
+        smallest = c["verdict"].rpartition(" is ")[2]
+        return (f"{c['metric']} {d['value']:+.3g} {m['unit']} [{at['low']:+.3g}, {at['high']:+.3g}]: no detectable "
+                f"change (the smallest these games detect: {smallest})")
+    rel = relative(c, theirs)
+    return (f"{c['metric']} {d['value']:+.3g} {m['unit']} [{at['low']:+.3g}, {at['high']:+.3g}]"
+            + (f" ({percent(rel)})" if rel is not None else "") + f" from {number(theirs and theirs['value'], 3)}")
+
+
+def headline_sentence(a: dict, variant: str) -> str | None:
+    """Per variant, one sentence: the headline metrics' changes with intervals at the verdicts' level,
+    the skill share, and whether the judges agree on them."""
+    parts, judged = [], []
+    for metric in headline_metrics(a):
+        c = _lead(a, metric, variant)
+        if c is None:
+            continue
+        parts.append(_plain(a, c) + ("" if c["table"] == a["judges"][0] else f" ({short_names(a)[c['table']]})"))
+        if c.get("agreement") in ("agree", "no detectable difference", "disagree") and c["table"] in a["judges"]:
+            judged.append((metric, c["agreement"]))
+    if not parts:
+        return None
+    skill = a.get("skill_share") or {}
+    d = skill.get("differences", {}).get(variant)
+    if d is not None:
+        before, after = skill["estimates"][a["base"]], skill["estimates"][variant]
+        change = (f"{d['value']:+.3g} [{d['low']:+.3g}, {d['high']:+.3g}]" if d.get("low") is not None
+                  else f"{d['value']:+.3g}")
+        words = d["verdict"] if d.get("p_holm") is None or d["p_holm"] < ALPHA else "no detectable change"
+        parts.append(f"skill share {number(before['value'], 3)} → {number(after['value'], 3)} ({change}, {words})")
+    lead = short_names(a)[a["judges"][0]]
+    opinion = ""
+    if len(a["judges"]) > 1 and judged:
+        outcomes = {o for _, o in judged}
+        if outcomes == {"agree"}:
+            opinion = "; the judges agree" if len(a["judges"]) > 2 else "; both judges agree"
+        else:
+            opinion = "; judges: " + ", ".join(
+                f"{o} on " + " and ".join(m for m, oo in judged if oo == o) for o in
+                ("agree", "no detectable difference", "disagree") if o in outcomes)
+    label = a["variants"][variant]["label"]
+    return f"**{variant}** ({label}), measured by {lead}: " + "; ".join(parts) + opinion
+
+
+def changes(a: dict, skip: set | None = None) -> list[list[tuple[dict, float | None]]]:
     """The detectable changes among the designer's comparisons, grouped by metric and variant (every
-    judge's together; a restricted agent on its own), each with its relative size; the group with the
-    largest relative change first (a change from 0 first of all)."""
+    judge's together; a restricted agent on its own): whole-game metrics first, then the cells of
+    breakdowns (per ticket, per square, per seat); within each, the largest standardised effect (the
+    difference over the standard deviation of its per-game differences) first. ``skip``: (metric,
+    variant) pairs already said (the headline)."""
     groups: dict[tuple, list[tuple[dict, float | None]]] = {}
     for c in main_comparisons(a):
-        if c["p_holm"] < ALPHA:
+        if c.get("p_holm") is not None and c["p_holm"] < ALPHA:
+            if skip and (c["metric"], c["variant"]) in skip and c["column"] == "" and c["role"] != "restricted":
+                continue
             _, theirs, _ = comparison_values(a, c)
             key = (comparison_name(c), c["variant"], c["against"][0], c["table"] if c["role"] == "restricted" else "")
             groups.setdefault(key, []).append((c, relative(c, theirs)))
 
-    def size(group) -> tuple[float, float]:
-        sizes = [math.inf if rel is None else abs(rel) for _, rel in group]
-        return (-max(sizes), min(c["p_holm"] for c, _ in group))
+    def size(group) -> tuple:
+        return (_is_breakdown(a, group[0][0]), -max(standardised(c) for c, _ in group),
+                min(c["p_holm"] for c, _ in group))
 
     return sorted(groups.values(), key=size)
 
 
 def change_sentence(a: dict, group: list[tuple[dict, float | None]]) -> str:
-    """One change in words, under each judge that found it: ``score (tickets completed in the game) under
-    tuned: heuristic 3.79 instead of 1.14 (+2.66 [+2.59, +2.72] tickets, +234 %); search …``."""
+    """One change in words, under each judge that found it, with intervals at the verdict's level: ``score
+    (tickets completed in the game) under tuned: heuristic 3.79 instead of 1.14 (+2.66 [+2.57, +2.75]
+    tickets, +234 %, effect 1.9 SD); search …``."""
     names = short_names(a)
     first = group[0][0]
     m = a["metrics"][first["metric"]]
@@ -54,40 +138,76 @@ def change_sentence(a: dict, group: list[tuple[dict, float | None]]) -> str:
         who = (f"{names[c['table']]} {number(mine['value'])} instead of {number(theirs['value'])}"
                if ref_table == c["table"] else
                f"{names[c['table']]} {number(mine['value'])} instead of {names[ref_table]}'s {number(theirs['value'])}")
-        parts.append(f"{who} ({d['value']:+.4g} [{d['low']:+.4g}, {d['high']:+.4g}] {m['unit']}, {percent(rel)})")
+        rel_text = f", {percent(rel)}" if rel is not None else ""
+        parts.append(f"{who} ({level_interval(c)} {m['unit']}{rel_text}, effect {standardised(c):.2g} SD)")
     return f"**{comparison_name(first)}** ({m['definition']}) under **{first['variant']}**: " + "; ".join(parts)
 
 
+def judges_line(a: dict) -> str:
+    """The judges and what each is."""
+    from aerodeck.train.judge.wording import describe_agent
+
+    return ("Judges (each plays every variant on the same deals; its verdicts are below): " + "; ".join(
+        f"`{j}` — {describe_agent(a['game'], j)}" for j in a["judges"]) + ".")
+
+
+def method_line(a: dict) -> str:
+    """How the verdicts were reached, in one paragraph."""
+    lv = a.get("levels", {})
+    return (f"{a['games']:,} games per variant and table; every variant plays game i on the same seed (paired game "
+            f"by game). A change is a Holm-adjusted p < {ALPHA:g} over the {lv.get('family', len(a['comparisons']))} "
+            "test(s) of this run; each interval is shown at the level its Holm step tested it (so an interval that "
+            "excludes 0 goes with a change and one that includes 0 with none), and the smallest detectable change "
+            f"at the same level (80 % power). A difference on fewer than {lv.get('min_games', 10)} games gets no "
+            "verdict. " + (f"Judges are compared by a paired test of the difference of their effects on the same "
+                           f"games (Holm over those {lv.get('judge_family', 0)} tests). " if len(a["judges"]) > 1 else "")
+            + f"{RELATIVE_RULE[0].upper()}{RELATIVE_RULE[1:]}.")
+
+
 def summary(a: dict) -> list[str]:
-    """The report's opening in words."""
+    """The report's opening in words: per variant one headline sentence, the judges, the method, then the
+    other detected changes (largest standardised effect first, breakdown cells last)."""
     out = ["## Summary", ""]
-    judges = ", ".join(f"`{j}`" for j in a["judges"])
-    out.append(f"{a['games']:,} games per variant and table; every variant plays game i on the same seed (the "
-               f"differences are paired game by game). Judges: {judges} (what each cost in wall time is in "
-               f"`timings.json`, kept out of this file so that the same seed writes the same report). Below: what "
-               f"changed against the base **{a['base']}** (Holm-adjusted p < {ALPHA:g}), largest relative change first.")
-    out.append("")
-    found = changes(a)
-    for k, group in enumerate(found):
-        out.append(f"- {'The largest change: ' if k == 0 else ''}{change_sentence(a, group)}.")
-    if not found:
+    said = set()
+    for variant in list(a["variants"])[1:]:
+        sentence = headline_sentence(a, variant)
+        if sentence:
+            out.append(f"- {sentence}.")
+            said |= {(m, variant) for m in headline_metrics(a)}
+    if len(out) > 2:
+        out.append("")
+    out += [judges_line(a), "", method_line(a)]
+    found = changes(a, said)
+    if found or not said:
+        out.append("")
+    if found:
+        out.append(f"Other changes against the base **{a['base']}** (largest standardised effect first; whole-game "
+                   "metrics, then breakdown cells):")
+        out.append("")
+    for group in found:
+        out.append(f"- {change_sentence(a, group)}.")
+    if not found and not said:
         out.append("- No detectable change in the compared metrics.")
     same: dict[tuple[str, str], list[str]] = {}
     for c in main_comparisons(a):
-        if c["p_holm"] >= ALPHA:
+        if (c["metric"], c["variant"]) in said and c["column"] == "":
+            continue
+        if c.get("p_holm") is None:
+            same.setdefault((comparison_name(c), c["variant"]), []).append(f"{short_names(a)[c['table']]} {c['verdict']}")
+        elif c["p_holm"] >= ALPHA:
             smallest = c["verdict"].rpartition(" is ")[2] if "±" in c["verdict"] else "equal in every game"
             same.setdefault((comparison_name(c), c["variant"]), []).append(f"{short_names(a)[c['table']]} {smallest}")
     if same:
-        out += ["", "No detectable change (under each table, the smallest change these games detect): "
-                + "; ".join(f"{name} under {variant} ({', '.join(tables)})" for (name, variant), tables in same.items())
-                + "."]
+        out += ["", "No detectable change (under each table, the smallest change these games detect at the verdict's "
+                "level): " + "; ".join(f"{name} under {variant} ({', '.join(tables)})"
+                                       for (name, variant), tables in same.items()) + "."]
     if a["disagreements"]:
-        out += ["", "**The judges disagree** on: " + "; ".join(
+        out += ["", "**The judges disagree** (the difference between their effects is detected) on: " + "; ".join(
             f"{d['metric'] + (' / ' + d['column'] if d['column'] else '')} under {d['variant']} ({d['text']})"
             for d in a["disagreements"]) + "."]
     elif len(a["judges"]) > 1:
-        out += ["", f"The judges agree on every verdict ({len(a['judges'])} judges: the same direction or no "
-                "detectable change under each)."]
+        out += ["", f"No difference between the judges' effects is detected ({len(a['judges'])} judges, "
+                f"{a.get('levels', {}).get('judge_family', 0)} paired tests of the difference)."]
     unfair = [f for f in a["fair"] if f["p_holm"] < ALPHA and f["table"] in a["judges"]]
     if unfair:
         out += ["", "Seats: " + "; ".join(
@@ -105,7 +225,32 @@ def summary(a: dict) -> list[str]:
         out += [f"**Warning**: {w}." for w in a["tune"]["warnings"]]
     for note in a.get("sweep", {}).get("skipped", []):
         out += ["", f"Skipped grid point {note['point']}: {note['reason']}; {note['fix']}."]
+    while out and out[-1] == "":
+        out.pop()
     return out + [""]
+
+
+def skill_share_section(a: dict) -> list[str]:
+    """How much skill matters, per variant, and its change against the base."""
+    skill = a.get("skill_share") or {}
+    if not skill:
+        return []
+    out = ["", "## How much does skill matter? (skill share)", "",
+           f"The skill share: {skill['what']} (docs/metrics.md); 0: the decisions change nothing, 1: the agent "
+           "alone decides. Interval: a percentile bootstrap over games (95 %); the change against the base: the "
+           "same resamples on both sides, a normal interval at its Holm step's level (Holm over the variants).", "",
+           "| variant | skill share [95% CI] | change against the base [interval at the verdict's level] | level | "
+           "p (Holm) | verdict |", "|---|---|---|---|---|---|"]
+    for variant, e in skill["estimates"].items():
+        d = skill["differences"].get(variant)
+        if d is None:
+            out.append(f"| {variant} | {interval(e)} | (the base) | | | |")
+            continue
+        change = (f"{d['value']:+.4g} [{d['low']:+.4g}, {d['high']:+.4g}]" if d.get("low") is not None
+                  else f"{d['value']:+.4g}")
+        out.append(f"| {variant} | {interval(e)} | {change} | {level_text(d.get('level'))} | "
+                   f"{p_text(d.get('p_holm'))} | {d['verdict']} |")
+    return out
 
 
 def _share(k: int, n: int) -> str:
@@ -113,14 +258,16 @@ def _share(k: int, n: int) -> str:
 
 
 def verdict_table(a: dict, comparisons: list[dict]) -> list[str]:
-    """The verdict rows of ``comparisons`` as a markdown table."""
-    out = ["| metric | compared | against | against: value | compared: value | difference [95% CI] | relative | "
-           "r | p | p (Holm) | verdict | agents agree |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    """The verdict rows of ``comparisons`` as a markdown table: the difference with its interval at the
+    level of the verdict's Holm step (and that level)."""
+    out = ["| metric | compared | against | against: value | compared: value | difference [interval at the verdict's "
+           "level] | level | relative | effect (SD) | r | p | p (Holm) | verdict | judges |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for c in comparisons:
         mine, theirs, d = comparison_values(a, c)
         out.append(f"| {comparison_name(c)} | {c['variant']} / {c['table']} | {' / '.join(c['against'])} | "
-                   f"{interval(theirs)} | {interval(mine)} | {number(d['value'])} [{number(d['low'])}, "
-                   f"{number(d['high'])}] | {percent(relative(c, theirs))} | {correlation_text(d)} | "
+                   f"{interval(theirs)} | {interval(mine)} | {level_interval(c)} | {level_text(c.get('level'))} | "
+                   f"{percent(relative(c, theirs))} | {standardised(c):.2g} | {correlation_text(d)} | "
                    f"{p_text(d['p_value'])} | {p_text(c['p_holm'])} | {c['verdict']} | {c.get('agree_text', '–')} |")
     return out
 
@@ -188,15 +335,18 @@ def fair_section(a: dict) -> list[str]:
     if not a["fair"]:
         return []
     out = ["", "## Seats against the fair share", "",
-           "Each seat's share of the win (Wilson interval) against the fair share 1/n (score test, in the same "
-           "Holm family as the verdicts).", "",
-           "| metric | variant / table | players | share [95% CI] | fair | p | p (Holm) | verdict |",
-           "|---|---|---|---|---|---|---|---|"]
+           "Each seat's share of the win against the fair share 1/n, in the same Holm family as the verdicts: the "
+           f"score test and its Wilson interval, or — fewer than {EXACT_BELOW} wins or losses — the exact binomial "
+           "test and its Clopper–Pearson interval; each interval at the level of its Holm step.", "",
+           "| metric | variant / table | players | share [interval at the verdict's level] | level | fair | test | p | "
+           "p (Holm) | verdict |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
     for f in a["fair"]:
         t = f["test"]
         name = f["metric"] + (f" / {f['column']}" if f["column"] else "")
         out.append(f"| {name} | {f['variant']} / {f['table']} | {f['players']} | {number(t['value'])} "
-                   f"[{number(t['low'])}, {number(t['high'])}] | {number(t['against'], 3)} | {p_text(t['p_value'])} | "
+                   f"[{number(t['low'])}, {number(t['high'])}] | {level_text(f.get('level'))} | "
+                   f"{number(t['against'], 3)} | {t.get('method', 'score')} | {p_text(t['p_value'])} | "
                    f"{p_text(f['p_holm'])} | {f['verdict']} |")
     return out
 
@@ -242,18 +392,25 @@ def markdown(analysis: dict, plots: dict[str, str]) -> str:
     main = main_comparisons(a)
     out += ["", "## Verdicts", "",
             f"The compared metrics of each variant against the base under the judges' tables (and each "
-            f"restricted agent against its base agent on the same deals): the difference with its 95% interval "
-            f"({method}), relative to the base's value, the pairing correlation r of the two sides' per-game "
-            f"values, the p-value, and the p-value after Holm–Bonferroni over all "
-            f"{len(a['comparisons']) + len(a['fair'])} tests of this run. A verdict is \"higher\" or \"lower\" "
-            "when the adjusted p-value is below 0.05; otherwise it gives the smallest change this number of "
-            "games detects (5% level, 80% power). \"Agents agree\": the same verdict under every judge, or "
-            "each judge's.", ""]
+            f"restricted agent against its base agent on the same deals), {method}. Holm–Bonferroni runs over all "
+            f"{a.get('levels', {}).get('family', len(a['comparisons']) + len(a['fair']))} tests of this run; a verdict "
+            f"is \"higher\" or \"lower\" when the adjusted p-value is below {ALPHA:g}. Each difference's interval is "
+            "at the level its Holm step tested it — 1 − 0.05/(m − k + 1) for the k-th smallest of m p-values while "
+            "every smaller one was found, and the level of the step where Holm stopped for the rest — so the "
+            "interval excludes 0 exactly when the verdict finds a change; the smallest detectable change is given "
+            "at that level with 80 % power. Effect (SD): the difference over the standard deviation of its "
+            "per-game differences. r: the pairing correlation of the two sides' per-game values. Relative: "
+            f"{RELATIVE_RULE}. A difference on fewer than {a.get('levels', {}).get('min_games', 10)} games, or with no "
+            "spread but a nonzero value, is not tested (\"too few games: N\"). Judges: a paired test of the "
+            "difference between the first judge's effect and each other judge's on the same games, Holm over "
+            "those tests: *yes* (same direction, both found, no difference detected), *no detectable difference "
+            "between the judges*, or *no* (the difference itself is detected; both estimates given).", ""]
     out += verdict_table(a, main)
     if a["skill_gap"]:
         out += ["", "## Skill gap", "", "| variant | skill gap [95% CI] | measured as |", "|---|---|---|"]
         for variant, g in a["skill_gap"].items():
             out.append(f"| {variant} | {interval(g)} | {g['what']} |")
+    out += skill_share_section(a)
     out += fair_section(a)
     if "tune" in a:
         out += tune_section(a)

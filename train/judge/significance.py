@@ -35,6 +35,14 @@ from scipy import stats
 
 #: The power at which :func:`minimum_detectable_change` is quoted.
 POWER = 0.8
+#: The fewest games (pairs, when paired) a difference is tested on: below this a difference gets no
+#: p-value and no verdict ("too few games: N"), as the t and delta-method approximations need a handful.
+MIN_GAMES = 10
+#: The smallest p-value written: one that underflows below it is kept as this bound (``p_text`` shows
+#: ``<1e-300``), never as 0.
+P_FLOOR = 1e-300
+#: Shares are tested exactly (binomial) when the smaller of successes and failures is below this.
+EXACT_BELOW = 10
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,21 +64,52 @@ class Difference:
     #: Paired differences: Pearson's correlation of the two sides' per-game values (``None``: unpaired, or a
     #: side without spread).
     correlation: float | None = None
+    #: The t degrees of freedom behind the interval (``None``: not a t interval).
+    df: float | None = None
+    #: Why there is no test (``p_value`` and the interval ``None``): ``too few games: N`` or ``no spread: …``.
+    note: str | None = None
+
+    @property
+    def tested(self) -> bool:
+        """Whether the difference has a p-value (enough games, some spread or none needed)."""
+        return self.p_value is not None
 
     def to_dict(self) -> dict:
         """JSON-ready fields."""
         return dataclasses.asdict(self)
 
 
+def floor_p(p: float) -> float:
+    """A p-value kept at or above :data:`P_FLOOR` (an underflow is stored as that bound)."""
+    return max(float(p), P_FLOOR)
+
+
 def _t_difference(value: float, se: float, df: float, n: int, method: str, level: float) -> Difference:
-    """Difference from a point value, its standard error and t degrees of freedom (se 0: exact)."""
+    """Difference from a point value, its standard error and t degrees of freedom. Fewer than
+    :data:`MIN_GAMES` games: no test (``note`` "too few games: N"); no spread at all: "equal in every
+    game" (p = 1) when the difference is 0, otherwise no test (``note`` "no spread")."""
+    if n < MIN_GAMES:
+        return Difference(value, None, None, None, se if math.isfinite(se) else 0.0, n, method, level,
+                          note=f"too few games: {n}")
     if not se > 0 or not math.isfinite(se):
-        same = math.isclose(value, 0.0, abs_tol=1e-12)
-        return Difference(value, value, value, 1.0 if same else 0.0, 0.0, n, method, level)
+        if math.isclose(value, 0.0, abs_tol=1e-12):
+            return Difference(value, value, value, 1.0, 0.0, n, method, level)
+        return Difference(value, None, None, None, 0.0, n, method, level,
+                          note=f"no spread: every game differs by {value:.4g}, no test applies")
     t = value / se
     half = float(stats.t.ppf(0.5 + level / 2, df)) * se
-    p = float(2 * stats.t.sf(abs(t), df))
-    return Difference(value, value - half, value + half, p, se, n, method, level)
+    p = floor_p(2 * stats.t.sf(abs(t), df))
+    return Difference(value, value - half, value + half, p, se, n, method, level, df=float(df))
+
+
+def at_level(diff: Difference, level: float) -> Difference:
+    """``diff`` with its interval at ``level`` (a t interval re-derived from its standard error and
+    degrees of freedom; an untested or spread-free difference unchanged but for the level). A bootstrap
+    difference is recomputed by its caller (the resamples are not kept)."""
+    if diff.df is None or not diff.se > 0:
+        return dataclasses.replace(diff, level=level)
+    half = float(stats.t.ppf(0.5 + level / 2, diff.df)) * diff.se
+    return dataclasses.replace(diff, low=diff.value - half, high=diff.value + half, level=level)
 
 
 def _clean(x) -> np.ndarray:
@@ -113,8 +152,9 @@ def _welch_se_df(var_a: float, n_a: int, var_b: float, n_b: int) -> tuple[float,
 def welch_difference(variant, base, level: float = 0.95) -> Difference:
     """Mean of ``variant`` minus mean of ``base`` (independent games, float ``(Ga,)`` and ``(Gb,)``): Welch t."""
     a, b = _clean(variant), _clean(base)
-    if a.size < 2 or b.size < 2:
-        raise ValueError("Welch's test needs at least two games on each side")
+    if min(a.size, b.size) < MIN_GAMES:
+        return Difference(float(a.mean() - b.mean()), None, None, None, 0.0, a.size + b.size, "Welch t", level,
+                          note=f"too few games: {min(a.size, b.size)}")
     se, df = _welch_se_df(a.var(ddof=1), a.size, b.var(ddof=1), b.size)
     return _t_difference(float(a.mean() - b.mean()), se, df, a.size + b.size, "Welch t", level)
 
@@ -156,8 +196,9 @@ def ratio_difference(variant: tuple, base: tuple, paired: bool, level: float = 0
         se = float(d.std(ddof=1) / math.sqrt(d.size)) if d.size > 1 else 0.0
         return dataclasses.replace(_t_difference(value, se, d.size - 1, d.size, "delta (paired)", level),
                                    correlation=correlation(za, zb))
-    if za.size < 2 or zb.size < 2:
-        raise ValueError("an unpaired ratio difference needs at least two games on each side")
+    if min(za.size, zb.size) < MIN_GAMES:
+        return Difference(value, None, None, None, 0.0, za.size + zb.size, "delta (Welch)", level,
+                          note=f"too few games: {min(za.size, zb.size)}")
     se, df = _welch_se_df(za.var(ddof=1), za.size, zb.var(ddof=1), zb.size)
     return _t_difference(value, se, df, za.size + zb.size, "delta (Welch)", level)
 
@@ -192,6 +233,9 @@ def bootstrap_difference(variant: tuple, base: tuple, paired: bool, seed: int, l
         p = float(min(1.0, max(1.0 / resamples, 2 * min(np.mean(draws <= 0), np.mean(draws >= 0)))))
     se = float(draws.std(ddof=1)) if draws.size > 1 else 0.0
     r = correlation(linearised(ya, xa), linearised(yb, xb)) if paired else None
+    if ya.size < MIN_GAMES or (not paired and yb.size < MIN_GAMES):
+        return Difference(value, None, None, None, se, ya.size + (0 if paired else yb.size), "bootstrap", level, r,
+                          note=f"too few games: {min(ya.size, yb.size)}")
     return Difference(value, float(low), float(high), p, se, ya.size + (0 if paired else yb.size), "bootstrap", level,
                       r)
 
@@ -213,22 +257,47 @@ def holm(p_values) -> np.ndarray:
     return out
 
 
+def holm_levels(p_values, alpha: float = 0.05) -> np.ndarray:
+    """The level at which Holm's step-down procedure tested each hypothesis (same order as given): the
+    k-th smallest p of m (k from 1) is compared with ``alpha / (m − k + 1)`` while every smaller one was
+    rejected; from the first one not rejected on, every hypothesis is kept at that step's level
+    ``alpha / (m − s + 1)``. A test's two-sided interval at confidence ``1 − level`` then excludes "no
+    change" exactly when Holm rejects it (the adjusted p-value of :func:`holm` is below ``alpha``), so an
+    interval shown at this level never contradicts its verdict. Returns float ``(m,)`` of levels."""
+    p = np.asarray(p_values, dtype=np.float64)
+    m = p.size
+    adjusted = holm(p)
+    order = np.argsort(p, kind="stable")
+    steps = alpha / (m - np.arange(m))  # the level of step k (0-based) in sorted order
+    rejected = adjusted[order] < alpha
+    stop = int(np.argmin(rejected)) if not rejected.all() else m
+    levels = np.where(np.arange(m) < stop, steps, steps[min(stop, m - 1)] if m else alpha)
+    out = np.empty(m)
+    out[order] = levels
+    return out
+
+
 def minimum_detectable_change(se: float, alpha: float = 0.05, power: float = POWER) -> float:
     """The smallest true difference a two-sided test at ``alpha`` detects with probability ``power``,
     given the difference's standard error ``se`` (normal approximation: ``(z₁₋α/₂ + z_power) · se``)."""
     return float((stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power)) * se)
 
 
-def verdict(diff: Difference, p_adjusted: float, alpha: float = 0.05, digits: int = 3) -> str:
+def verdict(diff: Difference, p_adjusted: float | None, alpha: float = 0.05, digits: int = 3,
+            level_alpha: float | None = None) -> str:
     """``"higher"``, ``"lower"`` or ``"no detectable change at this N; the smallest change this N
     detects is ±X"`` for a difference whose Holm-adjusted p-value is ``p_adjusted`` (``"no change: equal
-    in every game"`` when the difference has no spread at all, e.g. a metric the variant cannot move)."""
+    in every game"`` when the difference has no spread at all, e.g. a metric the variant cannot move; the
+    difference's ``note`` — "too few games: N" — when it was not tested). The smallest detectable change
+    is quoted at ``level_alpha`` (the level the verdict's Holm step used; default ``alpha``)."""
+    if not diff.tested or p_adjusted is None:
+        return diff.note or "not tested"
     if p_adjusted < alpha:
         return "higher" if diff.value > 0 else "lower"
     if diff.se == 0:  # no spread at all: the two sides agree game by game
         return "no change: equal in every game"
     return ("no detectable change at this N; the smallest change this N detects is "
-            f"±{minimum_detectable_change(diff.se, alpha):.{digits}g}")
+            f"±{minimum_detectable_change(diff.se, level_alpha or alpha):.{digits}g}")
 
 
 def wilson(successes: float, n: int, level: float = 0.95) -> tuple[float, float, float]:
@@ -246,7 +315,8 @@ def wilson(successes: float, n: int, level: float = 0.95) -> tuple[float, float,
 @dataclasses.dataclass(frozen=True)
 class ShareTest:
     """A share against a fixed value (e.g. a seat's share of the win against the fair share 1/n):
-    the share with its Wilson interval, the value tested, the score test's two-sided p-value."""
+    the share with its interval, the value tested, the two-sided p-value and the ``method`` (``score``:
+    Wilson interval and score test; ``exact``: Clopper–Pearson interval and the exact binomial test)."""
 
     value: float
     low: float
@@ -254,6 +324,10 @@ class ShareTest:
     against: float
     p_value: float
     n: int
+    method: str = "score"
+    level: float = 0.95
+    #: The successes behind the share (fractional when wins are split).
+    successes: float = 0.0
 
     def to_dict(self) -> dict:
         """JSON-ready fields."""
@@ -262,14 +336,25 @@ class ShareTest:
 
 def fair_share_test(successes: float, n: int, against: float, level: float = 0.95) -> ShareTest:
     """The share ``successes / n`` (``successes`` may be fractional: split wins) tested against the value
-    ``against`` in (0, 1) by the score test, whose null variance ``against (1 − against) / n`` makes it the
-    test that the Wilson interval inverts (``against`` lies outside the interval exactly when p < 1 − level).
-    A fractional share varies less than a 0/1 one, so the test is conservative there."""
+    ``against`` in (0, 1). With at least :data:`EXACT_BELOW` successes and failures: the score test, whose
+    null variance ``against (1 − against) / n`` makes it the test the Wilson interval inverts (``against``
+    lies outside the interval exactly when p < 1 − level); a fractional share varies less than a 0/1 one, so
+    the test is conservative there. With fewer (small samples, rates near 0 or 1): the exact binomial test
+    (twice the smaller tail, on the successes rounded to a count) and the Clopper–Pearson interval, which
+    inverts it the same way (:func:`aerodeck.train.evaluate.stats.exact_share`)."""
+    from aerodeck.train.evaluate.stats import exact_share
+
     if not 0 < against < 1:
         raise ValueError(f"a share is tested against a value in (0, 1), got {against}")
+    if not n >= 1:
+        raise ValueError(f"a share needs at least one game, got n = {n}")
+    if min(successes, n - successes) < EXACT_BELOW:
+        low, high, p = exact_share(successes, n, against, level)
+        return ShareTest(successes / n, low, high, against, floor_p(p), int(round(n)), "exact", level, successes)
     p, low, high = wilson(successes, n, level)
     z = (p - against) / math.sqrt(against * (1 - against) / n)
-    return ShareTest(p, low, high, against, float(2 * stats.norm.sf(abs(z))), int(round(n)))
+    return ShareTest(p, low, high, against, floor_p(2 * stats.norm.sf(abs(z))), int(round(n)), "score", level,
+                     successes)
 
 
 #: Resamples of the bootstrap intervals of rates (:func:`rate_estimates`).
@@ -313,3 +398,23 @@ def rate_estimates(numerator, denominator, seed: int, level: float = 0.95,
         else:
             out.append(wilson(float(sums_y[c]), int(round(sums_x[c])) or 1, level))
     return out
+
+
+def effect_difference(first: tuple, second: tuple, level: float = 0.95) -> Difference:
+    """How much two judges' effects differ on the same games: ``(R_v − R_b)`` under the first judge minus
+    the same under the second, where ``first`` and ``second`` are ``(num_v, den_v, num_b, den_b)``, each
+    float ``(G,)`` over the same game indices (game i on seed i at every table). Each game's delta-method
+    contributions give one value per game, ``(z_v − z_b)₁ − (z_v − z_b)₂``, tested by a paired t (a plain
+    mean has ``den ≡ 1``: then it is the t-test of the per-game difference of differences)."""
+    parts = []
+    for num_v, den_v, num_b, den_b in (first, second):
+        zv, zb = linearised(num_v, den_v), linearised(num_b, den_b)
+        if zv.shape != zb.shape:
+            raise ValueError(f"a judge's effect needs the same games on both sides, got {zv.size} and {zb.size}")
+        parts.append((zv - zb, ratio(num_v, den_v) - ratio(num_b, den_b)))
+    (d1, v1), (d2, v2) = parts
+    if d1.shape != d2.shape:
+        raise ValueError(f"judges compared on the same games need as many games, got {d1.size} and {d2.size}")
+    d = d1 - d2
+    se = float(d.std(ddof=1) / math.sqrt(d.size)) if d.size > 1 else 0.0
+    return _t_difference(v1 - v2, se, d.size - 1, d.size, "paired t of the difference of effects", level)

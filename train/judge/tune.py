@@ -297,11 +297,14 @@ def confirmation(analysis: dict, target: Goal, keeps: list[Goal], best_trial: di
         if not kept:
             warnings.append(f"the bound {_goal_text(k)} is not kept on fresh games: confirmed {interval(got)}")
     same = [c for c in analysis["comparisons"] if c["metric"] == target.metric and c["variant"] == "tuned"
-            and c["table"] == table and c["p_holm"] >= 0.05]
+            and c["table"] == table and (c["p_holm"] is None or c["p_holm"] >= 0.05)]
     for c in same:
-        d = c["difference"]
+        d = c.get("interval") or c["difference"]
+        if c["p_holm"] is None or d.get("low") is None:
+            warnings.append(f"the tuned variant's change in {target.metric} is not tested ({c['verdict']})")
+            continue
         warnings.append(f"the tuned variant is not detectably different from the base in {target.metric} "
-                        f"({c['table']}: {d['value']:+.4g} [{d['low']:+.4g}, {d['high']:+.4g}], Holm p = "
+                        f"({c['table']}: {c['difference']['value']:+.4g} [{d['low']:+.4g}, {d['high']:+.4g}], Holm p = "
                         f"{c['p_holm']:.2g}): the search may have chased noise")
     return {"verdict": verdict, "warnings": warnings, "confirmed": confirmed,
             "best_trial": {g.metric: best_trial.get(g.metric) for g in [target, *keeps]}}

@@ -21,26 +21,69 @@ def interval(e: dict | None) -> str:
     rate without an event; ``–`` when undefined."""
     if e is None or "value" not in e:
         return "–"
+    if e.get("low") is None:
+        return f"{number(e['value'])} ({e.get('note') or 'no interval'})"
     if e.get("note") and e["low"] == e["high"]:
         return f"{number(e['value'])} ({e['note']} in {e['n']:,} games)"
     text = f"{number(e['value'])} [{number(e['low'])}, {number(e['high'])}]"
     return f"{text} ({e['note']})" if e.get("note") else text
 
 
+#: The relative-change rule: a change is given relative to the base only when the base's value is known
+#: to within this fraction of itself (its 95% interval inside value ± this share of it); a base near zero
+#: (or measured too loosely) gets the absolute change alone.
+RELATIVE_PRECISION = 0.5
+RELATIVE_RULE = ("a relative change is given only when the base's value is known to within half of itself "
+                 "(its 95% interval lies inside ±50 % of it); near zero the change is given in units only")
+
+
+def base_is_clear(reference: dict | None) -> bool:
+    """Whether the reference value is clearly away from zero (see :data:`RELATIVE_RULE`)."""
+    if reference is None or not reference.get("value") or reference.get("low") is None:
+        return False
+    v = reference["value"]
+    return all(abs(x - v) <= RELATIVE_PRECISION * abs(v) for x in (reference["low"], reference["high"]))
+
+
 def relative(c: dict, reference: dict | None) -> float | None:
-    """A comparison's difference relative to the reference cell's value (``None`` when that is 0 or
-    undefined)."""
-    if reference is None or not reference.get("value"):
+    """A comparison's difference relative to the reference cell's value (``None`` when the reference is
+    near zero or undefined: :data:`RELATIVE_RULE`)."""
+    if not base_is_clear(reference):
         return None
     return c["difference"]["value"] / abs(reference["value"])
 
 
 def percent(x: float | None) -> str:
     """A relative change as ``+233 %`` (three significant digits, whole percents from 100 % on:
-    ``+1,678 %``); ``from 0`` when undefined."""
+    ``+1,678 %``); ``–`` when not given (a base near zero)."""
     if x is None:
-        return "from 0"
+        return "–"
     return f"{100 * x:+,.0f} %" if abs(x) >= 1 else f"{100 * x:+.3g} %"
+
+
+def standardised(c: dict) -> float:
+    """A comparison's standardised effect: the difference over the standard deviation of its per-game
+    differences (``se · √n``; 0 when untested or without spread)."""
+    d = c["difference"]
+    sd = (d.get("se") or 0.0) * math.sqrt(max(d.get("n") or 0, 1))
+    return abs(d["value"]) / sd if sd > 0 else 0.0
+
+
+def level_interval(c: dict) -> str:
+    """A verdict's difference with its interval at the verdict's level: ``+0.5 [+0.32, +0.68]``; the
+    verdict's note (``too few games: 1``) when untested."""
+    d, at = c["difference"], c.get("interval")
+    if not at or at.get("low") is None:
+        return f"{d['value']:+.4g} ({c['verdict']})" if c.get("verdict") else f"{d['value']:+.4g}"
+    return f"{d['value']:+.4g} [{at['low']:+.4g}, {at['high']:+.4g}]"
+
+
+def level_text(level: float | None) -> str:
+    """A confidence level as a percentage: ``99.7 %``; ``–`` when none."""
+    if level is None:
+        return "–"
+    digits = max(3, 1 - math.floor(math.log10(max(1 - level, 1e-12))) + 1)
+    return f"{100 * level:.{digits}g} %"
 
 
 def correlation_text(d: dict) -> str:
@@ -74,6 +117,28 @@ def comparison_values(a: dict, c: dict) -> tuple[dict | None, dict | None, dict]
     return est[c["variant"]][c["table"]][col], est[ref_variant][ref_table][col], c["difference"]
 
 
-def p_text(p: float) -> str:
-    """A p-value with two significant digits; an underflow reads ``<1e-300``."""
-    return f"{p:.2g}" if p > 0 else "<1e-300"
+def p_text(p: float | None) -> str:
+    """A p-value with two significant digits; one at the floor of 1e-300 (an underflow) reads
+    ``<1e-300``; none (an untested difference) ``–``."""
+    if p is None:
+        return "–"
+    return f"{p:.2g}" if p > 1e-300 else "<1e-300"
+
+
+def describe_agent(game: str, spec: str) -> str:
+    """What an agent spec is, in a few words (the first sentence of its class's docstring, its knobs;
+    a restricted agent by its base and what it may not do)."""
+    import re
+
+    from aerodeck.agents.registry import agent_class, parse_spec
+
+    name, params = parse_spec(spec)
+    if name == "restricted":
+        return f"{params.get('base', 'its base agent')} forbidden to {params.get('forbid', '?')}"
+    try:
+        doc = (agent_class(game, name).__doc__ or "").strip()
+    except ValueError:
+        return name
+    first = re.sub(r"\s*\([^)]*\)", "", doc.split(". ")[0].split("\n\n")[0]).replace("\n", " ").strip().rstrip(".")
+    knobs = ", ".join(f"{k}={v}" for k, v in params.items())
+    return (first[:1].lower() + first[1:] if first else name) + (f" ({knobs})" if knobs else "")

@@ -117,7 +117,12 @@ class RunCallbacks(BaseCallback):
                 record(f"league/{name}", value)
 
     def _on_training_end(self) -> None:
-        self.bar.close()
+        self.close()
+
+    def close(self) -> None:
+        """Close the progress bar (its line ends; nothing redraws it), if it was opened; again is a no-op."""
+        if getattr(self, "bar", None) is not None:
+            self.bar.close()
 
     def evaluate(self) -> None:
         """Evaluate the greedy policy now (the bar says so meanwhile), log it and keep the best model."""
@@ -135,9 +140,43 @@ class RunCallbacks(BaseCallback):
 
 
 def describe(result: dict) -> str:
-    """An evaluation in words: figure, value, interval, steps."""
+    """An evaluation in words: figure, value, interval, steps; the sampled policy's value and the share of
+    decisions taken as the prior agent would, where measured."""
+    more = [f"sampled {result['sampled']['value']:.3f}"] if "sampled" in result else []
+    if "as_prior" in result:
+        more.append(f"as the {result['as_prior']['agent']} on {100 * result['as_prior']['share']:.1f} %")
     return (f"{result['figure']} {result['value']:.3f} [{result['low']:.3f}, {result['high']:.3f}] "
-            f"at {result['steps']:,} steps")
+            f"at {result['steps']:,} steps" + (f" ({'; '.join(more)})" if more else ""))
+
+
+def _signed(x: float) -> str:
+    return f"{x:+.4f}".replace("-", "\N{MINUS SIGN}")
+
+
+def changed(first: dict | None, last: dict) -> str:
+    """What a run changed, in words: its greedy policy's figure from the first evaluation (``first``, of the
+    policy PPO started from; ``None`` if there was none) to the last (``last``), the share of decisions
+    taken as the prior agent would, the solo game's paired difference to the opponent, the sampled
+    policy's figure. Each part only where both evaluations measured it."""
+    fig = last["figure"].replace("_", " ")
+    start = first if first is not None and first.get("steps") != last.get("steps") else None
+    head = (f"from step {start['steps']:,} to {last['steps']:,}: " if start else f"at step {last['steps']:,}: ")
+    parts = [f"greedy play {fig} {start['value']:.4f} → {last['value']:.4f}" if start else
+             f"greedy play {fig} {last['value']:.4f} (evaluated once)"]
+    if "as_prior" in last:
+        was = f" (at the start {100 * start['as_prior']['share']:.1f} %)" if start and "as_prior" in start else ""
+        parts.append(f"plays as the {last['as_prior']['agent']} on {100 * last['as_prior']['share']:.1f} % of its "
+                     f"decisions{was}")
+    if "difference" in last:
+        d = last["difference"]
+        parts.append(f"{_signed(d['value'])} [{_signed(d['low'])}, {_signed(d['high'])}] against the "
+                     f"{last['opponent']} on the same {last['games']:,} deals")
+    elif "fair_share" in last:
+        parts.append(f"fair share {last['fair_share']:.3f}")
+    if "sampled" in last:
+        parts.append(f"sampled play {start['sampled']['value']:.4f} → {last['sampled']['value']:.4f}"
+                     if start and "sampled" in start else f"sampled play {last['sampled']['value']:.4f}")
+    return "what the run changed, " + head + "; ".join(parts)
 
 
 def append_evaluation(path, result: dict, seconds: float) -> None:
@@ -147,6 +186,8 @@ def append_evaluation(path, result: dict, seconds: float) -> None:
     difference = f"difference_to_{result['opponent']}"
     with open(path, "a", newline="") as f:
         if new:
-            csv.writer(f).writerow(["steps", "seconds", "figure", "value", "low", "high", difference])
+            csv.writer(f).writerow(["steps", "seconds", "figure", "value", "low", "high", difference, "sampled_value",
+                                    "as_prior_share"])
         csv.writer(f).writerow([result["steps"], round(seconds, 1), result["figure"], result["value"], result["low"],
-                                result["high"], result.get("difference", {}).get("value", "")])
+                                result["high"], result.get("difference", {}).get("value", ""),
+                                result.get("sampled", {}).get("value", ""), result.get("as_prior", {}).get("share", "")])

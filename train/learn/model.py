@@ -178,32 +178,46 @@ def resumed_model(path: Path, venv, config):
                          f"{str(err).splitlines()[0] if str(err) else 'no detail'}); the run is left as it was") from None
 
 
-def evaluate(game, rules, agent, games: int, seed: int) -> dict:
+def evaluate(game, rules, agent, games: int, seed: int, backend=None, sampled=None) -> dict:
     """The ``aerodeck bench`` figures of ``agent`` against the game's opponent (``GameSpec.opponent``) on
     the fixed deals of ``seed``.
 
     Solo games: both play the same ``games`` deals; ``value`` is the agent's mean score, with its interval
     and ``difference``, the agent minus the opponent on the same deals (bench's paired comparison).
     Multi-player games: a seat-rotated table of the agent and n−1 opponents; ``value`` is the agent's win
-    rate (fair share 1/n) with its interval."""
+    rate (fair share 1/n) with its interval. ``backend``: where the games are played (default here; a Ray
+    backend gives the same figures). ``sampled``: a second agent (the same policy sampling its actions)
+    that plays the same deals or table; its figures under ``"sampled"`` (``value``, ``low``, ``high``, and
+    in a solo game its ``difference`` to the opponent)."""
     from aerodeck.agents.registry import make_agent
     from aerodeck.train.evaluate.bench import bench_solo, bench_tournament
 
     opponent = make_agent(game.id, game.opponent, rules, seed=seed + 1)
     if game.solo:  # the opponent first: bench compares each later agent with it (later − earlier)
-        result = bench_solo(game, rules, [game.opponent, "ppo"], [opponent, agent], [games, games], seed, progress=False)
-        mine = result["agents"]["ppo"]["mean_score"]
-        gap = next(c for c in result["comparisons"] if c["agent"] == "ppo")["mean_score_difference"]
-        return {"figure": "mean_score", "value": mine["value"], "low": mine["low"], "high": mine["high"], "games": games,
-                "opponent": game.opponent, game.opponent: result["agents"][game.opponent]["mean_score"]["value"],
-                "difference": {k: gap[k] for k in ("value", "low", "high")}}
+        names, agents = [game.opponent, "ppo"] + ["ppo-sampled"] * bool(sampled), [opponent, agent, sampled][:2 + bool(sampled)]
+        result = bench_solo(game, rules, names, agents, [games] * len(names), seed, progress=False, backend=backend)
+
+        def figures(name: str) -> dict:
+            mine = result["agents"][name]["mean_score"]
+            gap = next(c for c in result["comparisons"] if c["agent"] == name and c["versus"] == game.opponent)
+            return {**{k: mine[k] for k in ("value", "low", "high")},
+                    "difference": {k: gap["mean_score_difference"][k] for k in ("value", "low", "high")}}
+
+        out = {"figure": "mean_score", **figures("ppo"), "games": games,
+               "opponent": game.opponent, game.opponent: result["agents"][game.opponent]["mean_score"]["value"]}
+        return {**out, "sampled": figures("ppo-sampled")} if sampled else out
     n = game.players(rules)
     result = bench_tournament(game, rules, ["ppo", game.opponent], [agent, opponent], games, seed,
-                              lineup=[0] + [1] * (n - 1), progress=False)
+                              lineup=[0] + [1] * (n - 1), progress=False, backend=backend)
     mine = result["agents"]["ppo"]["win_rate"]
-    return {"figure": "win_rate", "value": mine["value"], "low": mine["low"], "high": mine["high"],
-            "games": result["games"], "fair_share": 1.0 / n, "opponent": game.opponent,
-            "table": f"1 ppo + {n - 1} {game.opponent}, seats rotated"}
+    out = {"figure": "win_rate", "value": mine["value"], "low": mine["low"], "high": mine["high"],
+           "games": result["games"], "fair_share": 1.0 / n, "opponent": game.opponent,
+           "table": f"1 ppo + {n - 1} {game.opponent}, seats rotated"}
+    if sampled:
+        other = bench_tournament(game, rules, ["ppo", game.opponent], [sampled, opponent], games, seed,
+                                 lineup=[0] + [1] * (n - 1), progress=False, backend=backend)["agents"]["ppo"]["win_rate"]
+        out["sampled"] = {k: other[k] for k in ("value", "low", "high")}
+    return out
 
 
 def save_model(model, path: Path, sidecar: dict) -> None:

@@ -74,6 +74,16 @@ class Run:
     trained_steps: int = 0
     #: What step 1 changed in the config for this budget, announced with the plan.
     notes: list = dataclasses.field(default_factory=list)
+    #: The run's first evaluation (of the policy PPO starts from): what the closing line compares with.
+    first_evaluation: dict | None = None
+    #: Where the teacher's games and the evaluations are played: ``None`` here, or a Ray backend
+    #: (``aerodeck.train.judge.backends.RayBackend``; the same data and figures).
+    backend: object = None
+
+    @property
+    def parallel(self) -> int:
+        """How many teacher chunks are played at once: the cluster's CPUs on Ray, else ``[warm_start] workers``."""
+        return self.backend.cpus() if self.backend is not None else self.config.warm_start.workers
 
     @property
     def folder(self) -> Path:
@@ -108,7 +118,7 @@ class Run:
             "inputs": self.inputs.to_dict(), "aerodeck_version": package_version(), "command": self.command,
             "config": self.config.to_dict(), "seed": self.seed, "steps": int(model.num_timesteps),
             "budget": self.budget.to_dict(), "warm_start": self.warm_start, "wall_seconds": round(self.seconds(), 1),
-            "evaluation": self.evaluation, "plan": self.plan.to_dict() if self.plan else None,
+            "evaluation": self.evaluation, "first_evaluation": self.first_evaluation, "plan": self.plan.to_dict() if self.plan else None,
             "saved": datetime.datetime.now().isoformat(timespec="seconds"),
         }
 
@@ -151,7 +161,15 @@ class Run:
 
             return evaluate_general(self, policy, inputs, deals, self.config.train.eval_seed)
         agent = PPOAgent.from_policy(policy, self.rules, inputs, deterministic=True)
-        return evaluate(self.game, self.rules, agent, deals, self.config.train.eval_seed)
+        if inputs.prior is not None:  # count its decisions as the prior's (on Ray too: the tasks add theirs)
+            agent.agreement = [0, 0]
+        sampled = PPOAgent.from_policy(policy, self.rules, inputs, deterministic=False, seed=self.config.train.eval_seed)
+        result = evaluate(self.game, self.rules, agent, deals, self.config.train.eval_seed, backend=self.backend,
+                          sampled=sampled)
+        if agent.agreement and agent.agreement[0]:
+            result["as_prior"] = {"agent": inputs.prior, "share": agent.agreement[1] / agent.agreement[0],
+                                  "decisions": agent.agreement[0]}
+        return result
 
     def evaluate(self, model, inputs) -> dict:
         """Evaluate ``model``'s greedy policy now; note it in ``evaluations.csv``, keep ``best.zip``."""
@@ -162,6 +180,8 @@ class Run:
         result = self.evaluation_of(model.policy, inputs, self.plan.eval_games)
         result["steps"] = int(model.num_timesteps)
         self.evaluation = result
+        if self.first_evaluation is None:  # what the run's words on what it changed start from
+            self.first_evaluation = result
         append_evaluation(self.folder / "evaluations.csv", result, self.seconds())
         if result["value"] > self.best:
             self.best = result["value"]
@@ -263,7 +283,7 @@ def resumed_run(game_id: str, out: Path, steps: int | None, minutes: float | Non
     run = Run(game, game.rules_class().from_options(before["rules"]), config, total, session, before["seed"], Path(out),
               command or f"aerodeck train {game.id} --out {out} --resume", progress, clock or Clock(), resumed=True,
               threads=threads, steps_before=done, seconds_before=used, warm_start=before.get("warm_start"),
-              evaluation=before.get("evaluation"))
+              evaluation=before.get("evaluation"), first_evaluation=before.get("first_evaluation"))
     best = Path(out) / "best.zip"
     if best.is_file():
         run.best = (read_sidecar(best).get("evaluation") or {}).get("value", -math.inf)
@@ -391,7 +411,7 @@ def measure_teacher(run: Run) -> float:
     began = run.clock.now()
     run.teacher_parts = [teacher_chunk(run.game.id, run.rules, warm, run.inputs.to_dict(), run.seed,
                                        run.config.ppo.gamma, 0, count)]
-    return count / max(run.clock.now() - began, 1e-9) * warm.workers
+    return count / max(run.clock.now() - began, 1e-9) * run.parallel
 
 
 def measure_evaluation(run: Run, model, inputs) -> tuple[float, float]:
@@ -484,14 +504,14 @@ def teacher_data(run: Run) -> tuple[dict, float]:
     began = run.clock.now()
     first = int(run.teacher_parts[-1]["games"].max()) + 1 if run.teacher_parts else 0  # the probe's games
     chunk = warm.play_batch if plan.teacher_fit is None else \
-        min(warm.play_batch, max(TEACHER_PROBE, math.ceil((plan.teacher_fit - first) / (4 * warm.workers))))
+        min(warm.play_batch, max(TEACHER_PROBE, math.ceil((plan.teacher_fit - first) / (4 * run.parallel))))
     deadline = plan.teacher_deadline
     with tqdm(total=plan.teacher_fit or plan.teacher_games, initial=first, unit="game",
               desc=f"warm start: teacher games ({warm.teacher})",
               disable=not run.progress, dynamic_ncols=True) as bar:
         parts = run.teacher_parts + ws.play_teacher(
             run.game.id, run.rules, warm, run.inputs.to_dict(), run.seed, run.config.ppo.gamma, plan.teacher_games,
-            first=first, chunk=chunk, workers=warm.workers, now=run.clock.now, done=bar.update,
+            first=first, chunk=chunk, workers=warm.workers, now=run.clock.now, done=bar.update, backend=run.backend,
             fits=None if deadline is None else (lambda s: run.clock.now() + s <= deadline))
     run.teacher_parts = []
     data = ws.joined(parts)
@@ -515,10 +535,11 @@ def learn(run: Run, model, venv, league) -> None:
         league.add_snapshot(model.policy, model.num_timesteps)
     steps = run.plan.ppo_steps or budgets.MAX_STEPS
     began = run.clock.now()
+    callbacks = RunCallbacks(run, venv, league)
     try:
-        model.learn(total_timesteps=steps, callback=RunCallbacks(run, venv, league), reset_num_timesteps=not run.resumed,
-                    tb_log_name="ppo")
+        model.learn(total_timesteps=steps, callback=callbacks, reset_num_timesteps=not run.resumed, tb_log_name="ppo")
     finally:
+        callbacks.close()  # a Ctrl-C too: the bar ends its line before the run says anything more
         run.plan.ppo.done(run.clock, began)
 
 
@@ -538,6 +559,9 @@ def finish(run: Run, model, inputs) -> None:
     run.say(f"{model.num_timesteps:,} steps ({run.budget.describe()} budget) in {run.seconds():.0f} s; evaluation "
             f"{ev['figure']} {ev['value']:.4g} [{ev['low']:.4g}, {ev['high']:.4g}] over {ev['games']:,} deals; best "
             f"{run.best:.4g}; wrote {run.out}/")
+    from aerodeck.train.learn.callbacks import changed
+
+    run.say(changed(run.first_evaluation, ev))
 
 
 def execute(run: Run) -> Path:

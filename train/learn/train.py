@@ -33,6 +33,7 @@ from aerodeck.train.learn.budget import Budget, Clock, check_minutes, check_step
 from aerodeck.train.learn import iterate
 from aerodeck.train.learn.config import Config, load_config
 from aerodeck.train.learn.run import execute, new_run, resumed_run
+from aerodeck.train.judge.backends import BACKENDS, make_backend
 
 
 def add_parser(sub) -> None:
@@ -68,22 +69,29 @@ def add_parser(sub) -> None:
     p.add_argument("--guide", metavar="MODEL.zip", help="with --rounds: the first round's guide (default: the "
                    "config's [policy] init, else the shipped model)")
     p.add_argument("--threads", type=int, metavar="N", help="CPU threads torch uses (default: torch's own choice)")
+    p.add_argument("--backend", choices=BACKENDS, default="local",
+                   help="where the warm start's teacher games and the evaluations are played: here, or as tasks on "
+                        "a Ray cluster (the same data and figures); PPO itself runs here (default local)")
+    p.add_argument("--address", metavar="ADDR", help="--backend ray: the cluster's address (default: a local Ray)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     p.set_defaults(func=main)
 
 
 def train(game_id: str, rules, config: Config, out: Path | None, *, steps: int | None = None,
           minutes: float | None = None, seed: int = 0, progress: bool = True, threads: int | None = None,
-          clock: Clock | None = None) -> Path:
+          clock: Clock | None = None, backend=None) -> Path:
     """Train a new run of ``game_id`` under ``rules`` (its rules object) with ``config`` (a ``Config``,
     e.g. ``aerodeck.train.learn.config.load_config(game_id, path)``) for ``steps`` PPO steps or ``minutes`` of
     wall time (default the config's ``[train] steps``), into the new folder ``out``; returns the folder
-    (its ``best.zip`` is the best model). ``clock``: the run's clock (tests)."""
+    (its ``best.zip`` is the best model). ``clock``: the run's clock (tests). ``backend``: where the
+    teacher's games and the evaluations are played (``aerodeck.train.judge.backends``; default here)."""
     total = Budget(steps=check_steps(steps)) if steps is not None else \
         Budget(minutes=check_minutes(minutes)) if minutes is not None else Budget(steps=config.train.steps)
     command = f"aerodeck.train.learn.train.train({game_id!r}, {total.describe()}, seed={seed})"  # called from Python
-    return execute(new_run(game_id, rules, config, out, total, seed=seed, command=command, progress=progress,
-                           threads=threads, clock=clock))
+    run = new_run(game_id, rules, config, out, total, seed=seed, command=command, progress=progress,
+                  threads=threads, clock=clock)
+    run.backend = backend if backend is not None and backend.name == "ray" else None
+    return execute(run)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -96,6 +104,12 @@ def main(args: argparse.Namespace) -> int:
     minutes = None if args.minutes is None else check_minutes(args.minutes)
     if args.guide is not None and args.rounds is None:
         raise ValueError("--guide names the first guide of expert iteration: give --rounds K too")
+    if args.backend == "local" and args.address is not None:
+        raise ValueError("--address applies to --backend ray only")
+    if args.backend != "local" and (args.rounds is not None or (args.resume and args.out is not None
+                                                                and iterate.is_iteration(args.out))):
+        raise ValueError("--backend ray serves one run's teacher games and evaluations; expert iteration "
+                         "(--rounds) plays here")
     if args.resume and args.out is not None and iterate.is_iteration(args.out):
         if args.rounds is not None or args.guide is not None or steps is not None or minutes is not None:
             raise ValueError("--resume continues an expert iteration with its own plan; drop --rounds/--guide/--steps/--minutes")
@@ -124,6 +138,8 @@ def main(args: argparse.Namespace) -> int:
             return 0
         run = new_run(game.id, rules, config, args.out,
                       total, seed=0 if args.seed is None else args.seed, **common)
+    if args.backend == "ray":  # checked after the run's own checks: a cluster is not started for a bad command
+        run.backend = make_backend("ray", args.address)
     execute(run)
     return 0
 
@@ -134,9 +150,11 @@ def command_line(args: argparse.Namespace) -> str:
     for flag, value in (("--steps", args.steps), ("--minutes", args.minutes), ("--num-envs", args.num_envs),
                         ("--seed", args.seed), ("--config", args.config), ("--rules", args.rules),
                         ("--table", args.table), ("--players", args.players), ("--out", args.out),
-                        ("--threads", args.threads)):
+                        ("--threads", args.threads), ("--address", args.address)):
         if value is not None:
             words += [flag, str(value)]
+    if args.backend != "local":
+        words += ["--backend", args.backend]
     if args.general:
         words.append("--general")
     for item in args.rule_items:

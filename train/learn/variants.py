@@ -179,7 +179,8 @@ def evaluate_general(run, policy, inputs, games: int, seed: int) -> dict:
     results = []
     for rules in variants:
         agent = PPOAgent.from_policy(policy, rules, inputs.for_rules(run.game.id, rules), deterministic=True)
-        results.append({"rules": rules.label(), **evaluate(run.game, rules, agent, games, seed)})
+        results.append({"rules": rules.label(), **evaluate(run.game, rules, agent, games, seed,
+                                                          backend=getattr(run, "backend", None))})
     k = len(results)
 
     def mean_with_interval(rows: list[dict]) -> dict:

@@ -230,10 +230,11 @@ def teacher_chunk(game_id: str, rules, warm, inputs: dict, seed: int, gamma: flo
 
 def play_teacher(game_id: str, rules, warm, inputs: dict, seed: int, gamma: float, games: int, *, first: int = 0,
                  chunk: int | None = None, workers: int = 1, fits: Callable[[float], bool] | None = None,
-                 now: Callable[[], float] | None = None, done=lambda games: None) -> list[dict]:
+                 now: Callable[[], float] | None = None, done=lambda games: None, backend=None) -> list[dict]:
     """The teacher's decisions in games ``first … games−1``, ``chunk`` games at a time (default
-    ``warm.play_batch``; :func:`teacher_chunk`) in ``workers`` processes (1: here); ``done(count)`` is
-    called as each chunk ends. With ``fits(seconds)`` (a deadline) and ``now()`` (its clock), a chunk
+    ``warm.play_batch``; :func:`teacher_chunk`) in ``workers`` processes (1: here), or with a Ray
+    ``backend`` (``aerodeck.train.judge.backends.RayBackend``) as Ray tasks, one per CPU of its cluster at
+    once; ``done(count)`` is called as each chunk ends. With ``fits(seconds)`` (a deadline) and ``now()`` (its clock), a chunk
     starts only if it fits at the slowest pace (seconds per game) of the chunks so far, halved until it
     does (so the play fills its time however far the first chunks' pace was from the plan's) and none
     when not one more game fits: the play may end early, on a whole chunk. Returns the chunks played,
@@ -254,6 +255,14 @@ def play_teacher(game_id: str, rules, warm, inputs: dict, seed: int, gamma: floa
         task, start = (game_id, rules, warm, inputs, seed, gamma, start, count), start + count
         return task
 
+    if backend is not None and backend.name == "ray":
+        def ended(task, seconds):
+            nonlocal pace
+            pace = max(pace, seconds / task[-1])
+            done(task[-1])
+
+        tasks = iter(next_task, None)  # read as tasks start: a deadline's pace sees the chunks ended so far
+        return list(backend.imap(_teacher_task, tasks, done=ended, in_flight=backend.cpus()))
     if workers <= 1 or games - first <= chunk:
         parts = []
         while (task := next_task()) is not None:
@@ -282,6 +291,11 @@ def play_teacher(game_id: str, rules, warm, inputs: dict, seed: int, gamma: floa
             pool.shutdown(cancel_futures=True)
             raise
     return [results[i] for i in sorted(results)]
+
+
+def _teacher_task(task: tuple) -> dict:
+    """:func:`teacher_chunk` of a task's arguments (a Ray task)."""
+    return teacher_chunk(*task)
 
 
 def joined(parts: list[dict]) -> dict:

@@ -37,7 +37,7 @@ from rich.columns import Columns
 from rich.text import Text
 
 from aerodeck import envs
-from aerodeck.agents.registry import agent_names, make_agent
+from aerodeck.agents.registry import describe_kinds, make_agent
 from aerodeck.train.args import add_rules_arguments, load_rules, seed_arg
 from aerodeck.train.output import check_file
 from aerodeck.train.watch.replay import GameRecord, line_reader, make_console, play_back, write
@@ -271,7 +271,7 @@ def add_parser(sub) -> None:
     p.add_argument("--opponents", metavar="AGENT,...",
                    help="the agents of the other seats in seat order, or one for all (default: the game's "
                         "opponent agent); "
-                        "agents: " + "; ".join(f"{g}: {', '.join(agent_names(g))}" for g in envs.games()))
+                        "agents: " + "; ".join(f"{g}: {describe_kinds(g)}" for g in envs.games()))
     p.add_argument("--hint", metavar="AGENT", help="the agent 'hint' asks (default: the game's opponent agent)")
     p.add_argument("--save", metavar="FILE", help="write the game as a replay file when it ends")
     p.set_defaults(func=main)

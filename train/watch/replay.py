@@ -5,7 +5,8 @@ seed, its actions and the agents that chose them. ``aerodeck bench --save-games 
 play --save FILE`` write replay files; ``aerodeck replay FILE [--game I]`` steps through game I
 (``n`` next, ``b`` back, ``j N`` jump to decision N, ``s`` start, ``e`` end, ``q`` quit, ``?`` the keys),
 ``--gif OUT.gif`` draws it as an animation from the env's ``rgb_array`` pictures, one frame per decision
-(into a folder that exists; the file appears whole or not at all).
+(into a folder that exists; the file appears whole or not at all; an existing GIF is replaced, and the
+line that names the new one says so; an existing file that is not a GIF is refused, never overwritten).
 
 File format (JSON lines, UTF-8), version 1::
 
@@ -354,6 +355,28 @@ def caption(replay: Replay, f: Film, i: int, core, text) -> str:
     return f"decision {i}/{len(r.actions)}: {who} — {text.words(core, f.states[i - 1], r.actions[i - 1])}"
 
 
+#: The first bytes of a GIF file (GIF87a or GIF89a).
+GIF_MAGIC = (b"GIF87a", b"GIF89a")
+
+
+def check_gif(path: Path) -> bool:
+    """Whether ``--gif path`` replaces an existing GIF (True) or makes a new file (False); ``ValueError``
+    when the path cannot be written (:func:`~aerodeck.train.output.check_file`) or holds a file that is
+    not a GIF, which is never overwritten."""
+    check_file(path, "--gif")
+    if not path.exists():
+        return False
+    try:
+        with open(path, "rb") as f:
+            head = f.read(6)
+    except OSError as err:
+        raise ValueError(f"--gif {str(path)!r} exists and cannot be read ({err.strerror}); choose another file") from None
+    if head not in GIF_MAGIC:
+        raise ValueError(f"--gif {str(path)!r} exists and is not a GIF; it is left as it is: choose another file "
+                         "name, or remove that file first")
+    return True
+
+
 def write_gif(path: Path, replay: Replay, f: Film, core, text, fps: float = 2.0) -> int:
     """Draw the game as an animated GIF: one frame per decision (the table after it, captioned with
     the decision). Returns the number of frames."""
@@ -482,13 +505,13 @@ def main(args: argparse.Namespace) -> int:
         raise ValueError(f"--game {args.game}: the file holds games 0..{len(replay.records) - 1}")
     if args.fps <= 0:
         raise ValueError(f"--fps must be positive, got {args.fps}")
-    if args.gif is not None:
-        check_file(args.gif, "--gif")
+    replacing_gif = args.gif is not None and check_gif(args.gif)
     text = spec.text_module()
     core = spec.make_core(replay.rules)
     f = film(replay, args.game, core, text)
     if args.gif is not None:
         frames = write_gif(args.gif, replay, f, core, text, args.fps)
-        console.print(f"wrote {args.gif} ({frames} frames, one per decision)")
+        console.print(f"wrote {args.gif} ({frames} frames, one per decision)"
+                      + ("; it replaced the GIF that was there" if replacing_gif else ""))
         return 0
     return watch(replay, f, core, text, console, line_reader(console))

@@ -1,6 +1,6 @@
-"""Altimeter's whole declaration: the :class:`~envs.registry.GameSpec` that the entry point
+"""Altimeter's whole declaration: the :class:`~aerodeck.envs.GameSpec` that the entry point
 ``aerodeck.games: altimeter = "altimeter.spec:SPEC"`` hands to aerodeck. Nothing else in aerodeck
-names the game; ``tests/test_contract.py`` checks every field."""
+names the game; ``aerodeck.testing.check_game("altimeter")`` checks every field."""
 
 from __future__ import annotations
 

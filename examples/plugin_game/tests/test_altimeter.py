@@ -1,5 +1,6 @@
-"""Altimeter's own tests: the batched core plays exactly as the reference engine, and the heuristic
-beats random play. (The game contract — every GameSpec field — is aerodeck's tests/test_contract.py.)"""
+"""Altimeter's own tests: the batched core plays exactly as the reference engine, the heuristic beats
+random play, and the game passes aerodeck's contract (``aerodeck.testing.check_game``: every GameSpec
+field)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from altimeter.heuristic import HeuristicAgent
 from altimeter.reference import AltimeterGame
 from altimeter.rules import AltimeterRules
 from aerodeck.envs.common.batch import sample_legal
+from aerodeck.testing import check_game
 
 VARIANTS = [{}, {"n_values": 3, "copies": 1}, {"n_values": 13, "copies": 6, "tie": "hold"}]
 
@@ -62,3 +64,10 @@ def test_an_illegal_landing_names_the_rule():
     state = core.init([0])
     with pytest.raises(ValueError, match=r"game 0: action 2 \(land\) is illegal: the pot is empty.*AL-3"):
         core.step(state, np.array([2]))
+
+
+def test_the_game_passes_the_aerodeck_contract():
+    """Every field of the GameSpec, under every variant (``aerodeck.testing``): the core protocol, the
+    view, the envs, rendering, text, metrics, the agents of the ladder, the rules page."""
+    results = check_game("altimeter")
+    assert all(outcome == "passed" or outcome.startswith("skipped") for _, outcome in results)

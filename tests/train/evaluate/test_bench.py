@@ -7,7 +7,7 @@ import pytest
 
 from tests.games import MULTI, SOLO
 from tests.train.evaluate.benching import results, run
-from aerodeck.train.evaluate import bench, report
+from aerodeck.train.evaluate import bench, bench_tasks, report
 
 
 def rounded(data):
@@ -104,8 +104,8 @@ def test_games_play_in_chunks_with_the_same_numbers_as_all_at_once(tmp_path, mon
     argv = ["--agent", "random", "--agent", "heuristic:games=70", "--games", "200", "--seed", "4", "--batch-size", "16"]
     assert run([SOLO.id, *argv, "--out", str(tmp_path / "whole")]) == 0
     sizes = []
-    play = bench.play_games
-    monkeypatch.setattr(bench, "play_games", lambda core, agents, seeds, *a, **k: sizes.append(len(seeds)) or
+    play = bench_tasks.play_games
+    monkeypatch.setattr(bench_tasks, "play_games", lambda core, agents, seeds, *a, **k: sizes.append(len(seeds)) or
                         play(core, agents, seeds, *a, **k))
     monkeypatch.setattr(bench, "CHUNK", 32)
     assert run([SOLO.id, *argv, "--out", str(tmp_path / "chunks")]) == 0
@@ -143,7 +143,7 @@ def test_a_trillion_games_start_in_constant_memory(tmp_path, capsys, monkeypatch
             raise KeyboardInterrupt
         return {"score": np.zeros((len(seeds), 1)), "length": np.ones(len(seeds), np.int64)}
 
-    monkeypatch.setattr(bench, "play_games", play)
+    monkeypatch.setattr(bench_tasks, "play_games", play)
     assert run([SOLO.id, "--games", "1000000000000", "--out", str(tmp_path / "out")]) == 130
     assert calls == [bench.CHUNK] * 3 and not (tmp_path / "out").exists()
 

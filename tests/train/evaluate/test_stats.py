@@ -60,4 +60,7 @@ def test_samples_equal_up_to_rounding_count_as_constant():
     assert len(set(x.tolist())) > 1
     est = against_value(x, 1 / 3)
     assert est.low == est.high == est.value and est.p_value == 1.0
-    assert against_value(x, 0.25).p_value == 0.0
+    few = against_value(x, 0.25)  # 4 samples: no test, and never a p that underflowed to 0
+    assert few.p_value is None and few.note == "too few games: 4"
+    flat = against_value(np.tile(x, 5), 0.25)  # 20 samples without spread: the t-test is undefined
+    assert flat.p_value is None and flat.note.startswith("no spread")

@@ -72,9 +72,12 @@ def test_the_bootstrap_interval_is_scipys_percentile_bootstrap():
 def test_identical_samples_are_no_change_and_constant_gaps_are_certain():
     same = paired_difference(A, A)
     assert (same.value, same.low, same.high, same.p_value, same.se) == (0.0, 0.0, 0.0, 1.0, 0.0)
-    shifted = paired_difference(A + 1, A)
-    assert shifted.value == 1.0 and shifted.p_value == 0.0
-    assert welch_difference(np.ones(5), np.ones(7)).p_value == 1.0
+    shifted = paired_difference(A + 1, A)  # a constant gap: no spread, no test (never p = 0)
+    assert shifted.value == 1.0 and shifted.p_value is None and shifted.note.startswith("no spread")
+    assert verdict(shifted, None).startswith("no spread")
+    assert welch_difference(np.ones(12), np.ones(14)).p_value == 1.0
+    few = welch_difference(np.ones(5), np.ones(7))
+    assert few.p_value is None and few.note == "too few games: 5"
 
 
 def test_holm_matches_the_step_down_procedure_by_hand():

@@ -54,10 +54,46 @@ def test_a_variant_that_changes_the_deal_is_still_paired_game_by_game(tmp_path, 
 def test_agreement_of_judges_that_see_the_same_direction():
     def comparison(table, value, p):
         return {"metric": "score", "column": "", "variant": "v", "table": table, "against": ["base", table],
-                "p_holm": p, "difference": {"value": value, "low": value - 0.1, "high": value + 0.1}}
+                "p_holm": p, "verdict": "higher" if value > 0 else "lower",
+                "difference": {"value": value, "low": value - 0.1, "high": value + 0.1}}
+
+    def test(p_holm, value=0.2):
+        return [{"metric": "score", "column": "", "variant": "v", "judges": ["heuristic", "search"], "value": value,
+                 "low": value - 0.1, "high": value + 0.1, "p_holm": p_holm}]
 
     same = [comparison("heuristic", 0.5, 0.001), comparison("search", 0.3, 0.01)]
-    assert agreement(same, ["heuristic", "search"]) == [] and same[1]["agree_text"] == "yes (2 judges)"
+    assert agreement(same, ["heuristic", "search"], test(0.4)) == []
+    assert same[1]["agree_text"] == "yes (2 judges)" and same[1]["agreement"] == "agree"
+    # opposite verdicts whose difference is not detected: no detectable difference, not a disagreement
     other = [comparison("heuristic", 0.5, 0.001), comparison("search", -0.3, 0.01)]
-    [d] = agreement(other, ["heuristic", "search"])
-    assert d["text"] == "no — heuristic: higher +0.5 [+0.4, +0.6]; search: lower -0.3 [-0.4, -0.2]"
+    assert agreement(other, ["heuristic", "search"], test(0.2, 0.8)) == []
+    assert other[0]["agreement"] == "no detectable difference" and other[0]["agree"]
+    [d] = agreement(other, ["heuristic", "search"], test(0.001, 0.8))
+    assert d["text"].startswith("no — opposite directions: heuristic: higher +0.5 [+0.4, +0.6]; search: lower -0.3 "
+                                "[-0.4, -0.2] (difference of effects: heuristic − search +0.8")
+    assert d["estimates"]["search"]["value"] == -0.3
+    one = [comparison("heuristic", 0.5, 0.001), comparison("search", 0.1, 0.3)]
+    assert agreement(one, ["heuristic", "search"], test(0.5)) == []
+    assert one[0]["agreement"] == "no detectable difference"
+
+
+def test_judges_are_compared_by_a_paired_test_of_the_difference_of_their_effects():
+    rng = np.random.default_rng(3)
+    deal = rng.normal(0, 1, 400)  # the deal moves both judges' scores: the paired test removes it
+    h_b, h_v = deal + rng.normal(0, 0.3, 400), deal + 0.5 + rng.normal(0, 0.3, 400)
+    s_b, s_v = deal + rng.normal(0, 0.3, 400), deal + 0.45 + rng.normal(0, 0.3, 400)
+    ones = np.ones(400)
+    d = sig.effect_difference((h_v, ones, h_b, ones), (s_v, ones, s_b, ones))
+    ref = sig.paired_difference(h_v - h_b, s_v - s_b)
+    assert d.value == pytest.approx(ref.value) and d.p_value == pytest.approx(ref.p_value, rel=1e-9)
+    assert d.method == "paired t of the difference of effects"
+
+
+def test_every_games_headline_metrics_are_in_its_catalogue():
+    from aerodeck import envs
+
+    for spec in envs.specs():
+        if spec.metrics is None:
+            continue
+        names = spec.catalogue().names()
+        assert set(spec.headline) <= set(names), (spec.id, sorted(set(spec.headline) - set(names)))
