@@ -73,20 +73,20 @@ def table(game, rules, specs: list[str], reference: str, games: int, reference_g
     reference with its interval, deals, seconds and games/s."""
     seeds = game_seeds(seed, games)
     figures, rows = {}, []
-    for spec in [reference, *[s for s in specs if s != reference]]:
+    for spec in [*[s for s in specs if s != reference], reference]:  # the slow reference last
         n = reference_games if spec == reference else games
         figures[spec], seconds = play(game, rules, spec, seeds[:n], seed, batch)
         est = mean_ci(figures[spec])
-        row = {"agent": spec, "deals": n, "mean": est.value, "low": est.low, "high": est.high,
-               "seconds": seconds, "games_per_second": n / seconds}
-        if spec != reference:
-            m = min(n, reference_games)
-            gap = mean_ci(figures[spec][:m] - figures[reference][:m])
-            row.update(paired_deals=m, difference=gap.value, difference_low=gap.low, difference_high=gap.high)
-        rows.append(row)
-        log(f"  {spec}: mean {est.value:.4f} [{est.low:.4f}, {est.high:.4f}] on {n:,} deals, {n / seconds:,.2f} games/s"
-            + (f", - {reference} {row['difference']:+.4f} [{row['difference_low']:+.4f}, {row['difference_high']:+.4f}]"
-               if spec != reference else ""))
+        rows.append({"agent": spec, "deals": n, "mean": est.value, "low": est.low, "high": est.high,
+                     "seconds": seconds, "games_per_second": n / seconds})
+        log(f"  {spec}: mean {est.value:.4f} [{est.low:.4f}, {est.high:.4f}] on {n:,} deals, {n / seconds:,.2f} games/s",
+            flush=True)
+    rows = [rows[-1], *rows[:-1]]
+    for row in rows[1:]:
+        m = min(row["deals"], reference_games)
+        gap = mean_ci(figures[row["agent"]][:m] - figures[reference][:m])
+        row.update(paired_deals=m, difference=gap.value, difference_low=gap.low, difference_high=gap.high)
+        log(f"  {row['agent']} - {reference}: {gap.value:+.4f} [{gap.low:+.4f}, {gap.high:+.4f}] on {m:,} deals")
     ref = next(r for r in rows if r["agent"] == reference)
     for row in rows:
         row["speed_vs_reference"] = row["games_per_second"] / ref["games_per_second"]

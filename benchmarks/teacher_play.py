@@ -2,12 +2,13 @@
 
 ``aerodeck train``'s warm start plays the teacher's games in chunks of ``[warm_start] play_batch``
 (``aerodeck.train.learn.warm_start.play_teacher``); ``workers`` processes share the chunks. This times the game's default
-teacher (``aerodeck.train.learn.config.default_config``) over ``--games`` games with 1 and with ``--workers``
+teacher (``aerodeck.train.learn.config.default_config``; ``--teacher`` another agent spec) over ``--games`` games with 1 and with ``--workers``
 processes, in alternating rounds so that both see the same machine load, and checks that both give
 the same decisions. Writes ``teacher_play-<game>.json`` under ``--out`` (default ``out/benchmarks/``).
 
     .venv/bin/python benchmarks/teacher_play.py airport-scramble --games 128 --play-batch 32
     .venv/bin/python benchmarks/teacher_play.py flight-tycoon --games 512 --play-batch 128
+    .venv/bin/python benchmarks/teacher_play.py airport-scramble --games 128 --play-batch 32 --teacher expert
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--play-batch", type=int, default=32, help="games per chunk (default 32)")
     parser.add_argument("--workers", type=int, default=2, help="processes to compare with one (default 2)")
     parser.add_argument("--rounds", type=int, default=2, help="alternating rounds (default 2)")
+    parser.add_argument("--teacher", help="the teacher's agent spec (default: the training config's, "
+                                          "[warm_start] teacher)")
     parser.add_argument("--out", type=Path, default=Path("out") / "benchmarks",
                         help="output folder (default out/benchmarks)")
     args = parser.parse_args(argv)
@@ -46,7 +49,8 @@ def main(argv: list[str] | None = None) -> None:
     game = envs.spec(args.game)
     rules = game.make_rules()
     config = default_config(args.game)
-    warm = dataclasses.replace(config.warm_start, games=args.games, play_batch=args.play_batch)
+    warm = dataclasses.replace(config.warm_start, games=args.games, play_batch=args.play_batch,
+                               teacher=args.teacher or config.warm_start.teacher)
     policy = config.policy
     inputs = Inputs.make(args.game, rules, policy.sees_mask, policy.prior or None, policy.prior_units,
                          policy.prior_ties, policy.prior_ranks).to_dict()

@@ -77,8 +77,9 @@ class ExpertAgent(SearchAgent):
 
     Knobs: ``candidates`` actions tried per decision (the heuristic's choice, then ``guided`` of the
     network's, then the heuristic's order), ``rollouts`` determinizations per candidate, ``guide``
-    (``auto``: the shipped model for the rules; ``off``; or a ppo model zip), and the search's
-    ``tickets``, ``horizon``, ``network`` and ``gate``. A decision costs about candidates × rollouts
+    (``auto``: the shipped model for the rules; ``off``; or a ppo model zip), ``disputed`` (search only
+    where the network's choice is not the heuristic's), and the search's ``tickets``, ``horizon``,
+    ``network`` and ``gate``. A decision costs about candidates × rollouts
     heuristic rollouts and one network pass.
     """
 
@@ -95,16 +96,20 @@ class ExpertAgent(SearchAgent):
         "gate": Knob(float, doc="standard errors by which a candidate must beat the heuristic's choice"),
         "guide": Knob(str, doc="the network that proposes candidates: auto (the shipped model for the rules), "
                                "off, or a ppo model zip"),
+        "disputed": Knob(bool, doc="search only where the network's choice differs from the heuristic's (off: "
+                                   "wherever there are two candidates)"),
     }
 
-    def __init__(self, seed: int | None = 0, rules: AirportScrambleRules | None = None, candidates: int = 3,
-                 guided: int = 2, rollouts: int = 4, tickets: int = 1, horizon: int = 60, network: float = 1.0,
-                 gate: float = 0.0, guide: str | None = AUTO) -> None:
+    def __init__(self, seed: int | None = 0, rules: AirportScrambleRules | None = None, candidates: int = 2,
+                 guided: int = 1, rollouts: int = 4, tickets: int = 1, horizon: int = 60, network: float = 1.0,
+                 gate: float = 0.0, guide: str | None = AUTO, disputed: bool = False) -> None:
         super().__init__(seed, rules, candidates=candidates, rollouts=rollouts, tickets=tickets, horizon=horizon,
                          network=network, gate=gate)
         self.guided_count = self.knobs["guided"].parse(guided, "expert agent knob 'guided'")
         self.guide_name = AUTO if guide is None else self.knobs["guide"].parse(guide, "expert agent knob 'guide'")
         self.proposer = guide_of(self.rules, self.guide_name) if self.guided_count else None
+        self.disputed = self.knobs["disputed"].parse(disputed, "expert agent knob 'disputed'")
+        self._agree = None
 
     def act_with_policy(self, observations: np.ndarray, masks: np.ndarray, view=None,
                         keys: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -118,6 +123,8 @@ class ExpertAgent(SearchAgent):
         table = Table.from_observations(self.geo, observations)
         cand, valid, best = self.proposed(table, observations, masks)
         search = self.searched(table, valid, best)
+        if self.disputed and self._agree is not None:
+            search &= ~self._agree
         chosen = np.zeros(len(best), np.int64)
         games = np.flatnonzero(search)
         if games.size:
@@ -147,6 +154,7 @@ class ExpertAgent(SearchAgent):
             live = np.isfinite(np.take_along_axis(logits, top, axis=1))
             acts = inputs.variant_actions(np.where(live, top, 0).reshape(-1)).reshape(top.shape)
             groups.append((acts, live))
+            self._agree = acts[:, 0] == best
         groups.append((ranked[:, 1:], ok[:, 1:]))
         cand, valid = merge_candidates(groups, min(self.candidates, ranked.shape[1]))
         return cand, valid, best

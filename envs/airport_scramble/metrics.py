@@ -92,8 +92,9 @@ CATALOGUE = Catalogue(
     deal_options=("edition", "grid_size", "face_up", "n_colors", "plain_per_color", "hubs", "n_tickets",
                   "ticket_turns", "deck_seed"),
     skill_gap="score",
-    # the heuristic, and the search at a budget that plays a 2,000-game compare of two variants in minutes
-    judges=("heuristic", "search:candidates=2,rollouts=1,horizon=10"),
+    # the heuristic, and the expert (a small search whose candidates the shipped network proposes, valued by
+    # rollouts under the variant's own rules: docs/agents.md, "Strength per second")
+    judges=("heuristic", "expert"),
     # what `aerodeck tune` found for a heuristic mean score between 3 and 5 tickets with a large skill gap
     # to random (docs/designers.md); `aerodeck run` ends by comparing it with the standard edition
     showcase=("action_points=4", "face_up=6", "max_replace=3", "ticket_turn_bonus=3"),

@@ -73,8 +73,9 @@ CATALOGUE = Catalogue(
     default_agents=("heuristic", "random"),
     deal_options=("n_players", "hand_size"),
     skill_gap="skill_gap",
-    # the heuristic, and the search at a budget that plays a 2,000-game compare of two variants in minutes
-    judges=("heuristic", "search:samples=1,candidates=2,horizon=4"),
+    # the heuristic, and the expert (a small search whose candidates the shipped network proposes, valued by
+    # rollouts under the variant's own rules: docs/agents.md, "Strength per second")
+    judges=("heuristic", "expert"),
 )
 
 

@@ -235,6 +235,8 @@ def agreement(comparisons: list[dict], judges: list[str], tests: list[dict] | No
                 "" if directions == {0} else " (" + "; ".join(f"{c['table']}: {WORDS[direction(c)]}" for c in group) + ")")
         for c in group:
             c["agreement"], c["agree"], c["agree_text"] = outcome, outcome != DISAGREE, text
+            if outcome == DISAGREE:
+                c["disagreement"] = how
         if outcome == DISAGREE:
             out.append({"metric": metric, "column": column, "variant": variant, "text": text,
                         "directions": {c["table"]: direction(c) for c in group},

@@ -1,12 +1,13 @@
 """``report.md`` of ``aerodeck compare / sweep / tune``, written for a designer: a summary in words first
-(what changed, by how much, what did not, where the judges disagree, which seats are favoured), then
-the verdicts of the tables the designer named, the search (``tune``), every metric, and an appendix
-with the other tables' verdicts (the random table, the mixed table).
+(per variant one sentence on the game's headline metrics with intervals at the verdicts' level, the
+skill share and the judges' agreement; the judges and what each is; how the verdicts were reached; the
+other detected changes by standardised effect, breakdown cells last; what did not change; where the
+judges' effects differ; which seats are favoured), then the verdicts of the judges' tables, the skill
+share, the search (``tune``), every metric, and an appendix with the other tables' verdicts (the mixed
+table, agents that are not judges).
 """
 
 from __future__ import annotations
-
-import math
 
 from aerodeck.train.judge.analysis import ALPHA
 from aerodeck.train.judge.significance import EXACT_BELOW
@@ -77,7 +78,8 @@ def headline_sentence(a: dict, variant: str) -> str | None:
             continue
         parts.append(_plain(a, c) + ("" if c["table"] == a["judges"][0] else f" ({short_names(a)[c['table']]})"))
         if c.get("agreement") in ("agree", "no detectable difference", "disagree") and c["table"] in a["judges"]:
-            judged.append((metric, c["agreement"]))
+            size_only = c.get("disagreement") == "the same direction, by different amounts"
+            judged.append((metric, "agree on the direction, differ in size" if size_only else c["agreement"]))
     if not parts:
         return None
     skill = a.get("skill_share") or {}
@@ -97,7 +99,8 @@ def headline_sentence(a: dict, variant: str) -> str | None:
         else:
             opinion = "; judges: " + ", ".join(
                 f"{o} on " + " and ".join(m for m, oo in judged if oo == o) for o in
-                ("agree", "no detectable difference", "disagree") if o in outcomes)
+                ("agree", "agree on the direction, differ in size", "no detectable difference", "disagree")
+                if o in outcomes)
     label = a["variants"][variant]["label"]
     return f"**{variant}** ({label}), measured by {lead}: " + "; ".join(parts) + opinion
 

@@ -12,7 +12,9 @@ strength (the first two ``--agent`` s, the stronger first: by default the heuris
   the two agents: with ``p`` the first agent's share of the win among ``n`` players it is
   ``((p − 1/n) / (1 − 1/n))²`` — 0 when the stronger agent wins its fair share 1/n, 1 when it always wins.
 
-Intervals: a percentile bootstrap over games (seeded). Across variants: the difference against the base
+Intervals: a percentile bootstrap over games (seeded) in a solo game; in a multi-player game the share's
+interval (Wilson, or Clopper–Pearson near 0 or 1: ``significance.fair_share_test``) mapped through the
+formula, so it never collapses when the stronger agent always wins. Across variants: the difference against the base
 on the same game indices (the same resamples on both sides), with a normal interval from the bootstrap
 standard error and its p-value, Holm over the variants, every interval at its Holm step's level.
 """
@@ -108,6 +110,13 @@ def skill_shares(question, cells: dict, cat, solo: bool, alpha: float = 0.05) ->
         value = f(None)
         d = draws[v][np.isfinite(draws[v])]
         low, high = np.quantile(d, [alpha / 2, 1 - alpha / 2]) if d.size else (math.nan, math.nan)
+        if not solo:  # η² is monotone in the share p on each side of 1/n: map the share's interval
+            num, den = cells[(v, mixed[0].name)]["metrics"][metric]
+            share = sig.fair_share_test(float(num[:, 0].sum()), float(den[:, 0].sum()), 1 / question.players(v),
+                                        1 - alpha)
+            ends = [multi_share(np.array([x]), np.array([1.0]), question.players(v)) for x in (share.low, share.high)]
+            inside = share.low <= 1 / question.players(v) <= share.high
+            low, high = (0.0 if inside else min(ends)), max(ends)
         out["estimates"][v] = ({"value": value, "low": None, "high": None, "n": games,
                                 "note": f"too few games: {games}"} if games < sig.MIN_GAMES else
                                {"value": value, "low": float(min(low, value)), "high": float(max(high, value)),

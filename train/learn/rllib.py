@@ -4,11 +4,13 @@ honoured, each seat seeing only what it may know.
 - A solo game is a single-agent env: :class:`CoreVectorEnv` steps B games of the batched core at once as a
   Gymnasium ``VectorEnv`` (RLlib's ``vector_entry_point`` mode; next-step autoreset, as RLlib's env
   runners expect).
-- A multi-player game is an RLlib ``MultiAgentEnv``: :func:`multi_agent_env` plays one game of the
-  core; the seat to act (agent ``player_<seat>``) gets its own observation (``core.observe(state,
-  seat)``: what that seat may know, never another's hand) and its legal mask; every seat gets its
-  rewards; all seats are played by one shared policy (self-play).
-- Observations are dicts ``{"observations": float32 (O,), "action_mask": float32 (A,)}``;
+- A multi-player game is an RLlib ``MultiAgentEnv``: :func:`multi_agent_env` wraps the game's own
+  PettingZoo env with RLlib's ``PettingZooEnv`` (measured faster than a ``MultiAgentEnv`` over the
+  batched core for one game at a time, which ``env="core"`` gives: benchmarks/cluster_speed.py); the
+  seat to act (agent ``player_<seat>``) gets its own observation (what that seat may know, never
+  another's hand) and its legal mask; all seats are played by one shared policy (self-play).
+- Observations are dicts ``{"observation": float32 (O,), "action_mask": (A,)}`` (PettingZoo's classic
+  convention);
   :class:`MaskedPPOModule` is PPO's default torch module with the logits of illegal actions set to
   the float minimum (so they are never sampled nor chosen), for exploration, inference and training.
 - Both envs refuse an illegal action (``ValueError``: the run stops), and count the actions they took.
@@ -41,7 +43,7 @@ def agent_id(seat: int) -> str:
 def _spaces(core) -> tuple[gym.spaces.Dict, gym.spaces.Discrete]:
     """The observation (dict of the observation and the mask) and action spaces of ``core``'s game."""
     obs = gym.spaces.Dict({
-        "observations": gym.spaces.Box(0.0, 1.0, (core.obs_size,), np.float32),
+        "observation": gym.spaces.Box(0.0, 1.0, (core.obs_size,), np.float32),
         "action_mask": gym.spaces.Box(0.0, 1.0, (core.n_actions,), np.float32),
     })
     return obs, gym.spaces.Discrete(core.n_actions)
@@ -60,7 +62,7 @@ class CoreVectorEnv(gym.vector.VectorEnv):
     """``num_envs`` games of a solo game's batched core as a Gymnasium ``VectorEnv`` with next-step
     autoreset: the step after a game ends deals the next game in its row (reward 0, not done).
 
-    Observations ``{"observations": float32 (B, O), "action_mask": float32 (B, A)}``; rewards
+    Observations ``{"observation": float32 (B, O), "action_mask": float32 (B, A)}``; rewards
     ``float32 (B,)``. Game k of row b (k = 0, 1, …) is dealt from seed ``game_seeds(seed, …)`` of
     index ``b + k·B``: the games depend only on ``seed``. ``taken``: the actions played so far (every
     one legal: an illegal one raises ``ValueError``)."""
@@ -88,7 +90,7 @@ class CoreVectorEnv(gym.vector.VectorEnv):
         return seeds
 
     def _obs(self) -> dict:
-        return {"observations": self.core.observe(self.state).astype(np.float32),
+        return {"observation": self.core.observe(self.state).astype(np.float32),
                 "action_mask": self.core.legal_mask(self.state).astype(np.float32)}
 
     def reset(self, *, seed=None, options=None):
@@ -136,11 +138,7 @@ def _multi_agent_env_class():
         def __init__(self, config: dict | None = None) -> None:
             super().__init__()
             config = dict(config or {})
-            spec = envs.spec(config["game"])
-            if spec.solo:
-                raise ValueError(f"{spec.id} is a solo game: train it with CoreVectorEnv")
-            rules = config.get("rules")
-            rules = spec.rules_class().from_options(rules) if isinstance(rules, dict) else rules or spec.rules_class()()
+            spec, rules = _game_and_rules(config)
             self.core = spec.make_core(rules, check_actions=False)
             n = self.core.n_players
             self.possible_agents = [agent_id(s) for s in range(n)]
@@ -149,11 +147,12 @@ def _multi_agent_env_class():
             self.observation_spaces = {a: obs for a in self.possible_agents}
             self.action_spaces = {a: action for a in self.possible_agents}
             self.seed_, self.dealt, self.taken = int(config.get("seed", 0)) % 2**64, 0, 0
-            self.state = None
+            self.state, self.mask = None, None
 
         def _view(self, seat: int) -> dict:
-            return {"observations": self.core.observe(self.state, np.array([seat]))[0].astype(np.float32),
-                    "action_mask": self.core.legal_mask(self.state)[0].astype(np.float32)}
+            self.mask = self.core.legal_mask(self.state)  # the seat to act's, kept for the check of its action
+            return {"observation": self.core.observe(self.state, np.array([seat]))[0].astype(np.float32),
+                    "action_mask": self.mask[0].astype(np.float32)}
 
         def reset(self, *, seed=None, options=None):
             if seed is not None:
@@ -168,13 +167,13 @@ def _multi_agent_env_class():
             if set(action_dict) != {agent_id(seat)}:
                 raise ValueError(f"it is {agent_id(seat)}'s turn, got actions for {sorted(action_dict)}")
             action = np.array([int(action_dict[agent_id(seat)])], np.int64)
-            _refuse_illegal(self.core, self.state, action, self.core.legal_mask(self.state), np.array([0]))
+            _refuse_illegal(self.core, self.state, action, self.mask, np.array([0]))
             rewards = np.asarray(self.core.step(self.state, action), np.float32).reshape(-1)
             self.taken += 1
             paid = {agent_id(s): float(r) for s, r in enumerate(rewards)}  # every seat (RLlib sums them to its next turn)
             if bool(self.state.done[0]):
                 n = self.core.n_players
-                obs = {agent_id(s): {"observations": self.core.observe(self.state, np.array([s]))[0].astype(np.float32),
+                obs = {agent_id(s): {"observation": self.core.observe(self.state, np.array([s]))[0].astype(np.float32),
                                      "action_mask": np.zeros(self.core.n_actions, np.float32)} for s in range(n)}
                 done = {**{a: True for a in obs}, "__all__": True}
                 return obs, paid, done, {"__all__": False}, {}
@@ -185,12 +184,66 @@ def _multi_agent_env_class():
 
 
 def multi_agent_env(config: dict | None = None):
-    """One game of a multi-player game as an RLlib ``MultiAgentEnv`` (:func:`_multi_agent_env_class`)."""
-    return _multi_agent_env_class()(config)
+    """A multi-player game as an RLlib ``MultiAgentEnv``, one game at a time. ``config``: ``game``, ``rules``
+    (a rules object or options dict; default the game's), ``seed``, and ``env``: ``"pettingzoo"`` (default:
+    the game's PettingZoo env under RLlib's ``PettingZooEnv``, :func:`_checked_pettingzoo_class`) or
+    ``"core"`` (the batched core, :func:`_multi_agent_env_class`). Both refuse an illegal action
+    (``ValueError``) and count the actions taken (``taken``)."""
+    config = dict(config or {})
+    kind = config.get("env", "pettingzoo")
+    if kind == "core":
+        return _multi_agent_env_class()(config)
+    if kind == "pettingzoo":
+        return _checked_pettingzoo_class()(config)
+    raise ValueError(f"env must be 'pettingzoo' or 'core', got {kind!r}")
+
+
+def _game_and_rules(config: dict):
+    spec = envs.spec(config["game"])
+    if spec.solo:
+        raise ValueError(f"{spec.id} is a solo game: train it with CoreVectorEnv")
+    rules = config.get("rules")
+    return spec, spec.rules_class().from_options(rules) if isinstance(rules, dict) else rules or spec.rules_class()()
+
+
+def _checked_pettingzoo_class():
+    """RLlib's ``PettingZooEnv`` over the game's PettingZoo (AEC) env, refusing an illegal action."""
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+
+    class CheckedPettingZooEnv(PettingZooEnv):
+        """The game's PettingZoo env as RLlib plays it: the seat to act gets its own observation and mask
+        (the env's, as PettingZoo's classic envs give them); each seat's rewards reach it at its next turn
+        (PettingZoo's cumulative rewards); an illegal action raises ``ValueError`` instead of ending the
+        game; ``taken`` counts the actions played."""
+
+        def __init__(self, config: dict) -> None:
+            spec, rules = _game_and_rules(config)
+            super().__init__(spec.make_env(rules))
+            self.taken, self.mask = 0, None
+
+        def reset(self, *, seed=None, options=None):
+            obs, info = super().reset(seed=seed, options=options)
+            self.mask = obs[self.env.agent_selection]["action_mask"]
+            return obs, info
+
+        def step(self, action_dict):
+            agent = self.env.agent_selection
+            if set(action_dict) != {agent}:
+                raise ValueError(f"it is {agent}'s turn, got actions for {sorted(action_dict)}")
+            action = int(action_dict[agent])
+            if not 0 <= action < len(self.mask) or not self.mask[action]:
+                raise ValueError(f"RLlib chose an illegal action {action} for {agent}")
+            self.taken += 1
+            obs, rewards, terminated, truncated, info = super().step(action_dict)
+            if not terminated["__all__"] and not truncated["__all__"]:
+                self.mask = obs[self.env.agent_selection]["action_mask"]
+            return obs, rewards, terminated, truncated, info
+
+    return CheckedPettingZooEnv
 
 
 def masked_module_class():
-    """:class:`MaskedPPOModule`: PPO's default torch RLModule over the ``observations`` part of the
+    """:class:`MaskedPPOModule`: PPO's default torch RLModule over the ``observation`` part of the
     observation, its logits of illegal actions (``action_mask`` 0) set to the float minimum."""
     import torch
     from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
@@ -198,11 +251,11 @@ def masked_module_class():
     from ray.rllib.utils.torch_utils import FLOAT_MIN
 
     class MaskedPPOModule(DefaultPPOTorchRLModule):
-        """PPO's default torch module; its networks read ``observations``, its logits obey ``action_mask``."""
+        """PPO's default torch module; its networks read ``observation``, its logits obey ``action_mask``."""
 
         def __init__(self, *, observation_space=None, **kwargs) -> None:
             self.observation_space_with_mask = observation_space
-            super().__init__(observation_space=observation_space["observations"], **kwargs)
+            super().__init__(observation_space=observation_space["observation"], **kwargs)
 
         def setup(self) -> None:
             super().setup()
@@ -213,7 +266,7 @@ def masked_module_class():
             obs = batch[Columns.OBS]
             if not isinstance(obs, dict):  # already split (compute_values keeps the mask aside)
                 return batch["action_mask"], batch
-            return obs["action_mask"], {**batch, Columns.OBS: obs["observations"]}
+            return obs["action_mask"], {**batch, Columns.OBS: obs["observation"]}
 
         @staticmethod
         def _masked(out: dict, mask) -> dict:
@@ -258,6 +311,8 @@ class Setup:
     entropy: float = 0.01
     hidden: tuple[int, ...] = (128, 128)
     seed: int = 0
+    #: A multi-player game's env (:func:`multi_agent_env`): ``pettingzoo`` or ``core``.
+    multi_env: str = "pettingzoo"
 
 
 def ppo_config(game: str, rules=None, setup: Setup = Setup()):
@@ -285,7 +340,8 @@ def ppo_config(game: str, rules=None, setup: Setup = Setup()):
         return (config.environment(name, disable_env_checking=True)
                 .env_runners(gym_env_vectorize_mode="vector_entry_point")
                 .rl_module(rl_module_spec=module))
-    register_env(name, lambda ctx: multi_agent_env({**ctx, "game": spec.id, "rules": rules, "seed": setup.seed}))
+    register_env(name, lambda ctx: multi_agent_env({**ctx, "game": spec.id, "rules": rules, "seed": setup.seed,
+                                                    "env": setup.multi_env}))
     return (config.environment(name, disable_env_checking=True)
             .multi_agent(policies={SHARED}, policy_mapping_fn=lambda agent, episode, **kw: SHARED)
             .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={SHARED: module})))
@@ -315,7 +371,7 @@ class ModuleAgent:
         import torch
         from ray.rllib.core.columns import Columns
 
-        batch = {Columns.OBS: {"observations": torch.as_tensor(np.asarray(observations, np.float32)),
+        batch = {Columns.OBS: {"observation": torch.as_tensor(np.asarray(observations, np.float32)),
                                "action_mask": torch.as_tensor(np.asarray(masks, np.float32))}}
         with torch.no_grad():
             logits = self.module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS]
@@ -377,3 +433,75 @@ def against_random(game: str, rules, module, games: int, seed: int = 12345) -> d
     n = spec.players(rules)
     return bench_tournament(spec, rules, ["rllib", "random"], [learner, randomly], games, seed,
                             lineup=[0] + [1] * (n - 1), progress=False)
+
+
+def main(argv=None) -> int:
+    """``python -m aerodeck.train.learn.rllib GAME``: train GAME with RLlib's PPO on a Ray cluster (or a local
+    Ray), save the algorithm as an RLlib checkpoint in ``--out`` and measure its greedy play against
+    random play (:func:`against_random`)."""
+    import argparse
+    import sys
+    from pathlib import Path
+
+    import ray
+
+    from aerodeck.train.args import load_rules
+
+    p = argparse.ArgumentParser(prog="python -m aerodeck.train.learn.rllib", description=main.__doc__)
+    p.add_argument("game", choices=envs.games())
+    p.add_argument("--address", help="the Ray cluster's address (default: a local Ray on this computer's CPUs)")
+    p.add_argument("--cpus", type=int, help="without --address: the local Ray's CPUs (default all)")
+    p.add_argument("--iterations", type=int, default=20, help="PPO updates (default 20)")
+    p.add_argument("--env-runners", type=int, default=0, help="Ray actors sampling games (default 0: the driver samples)")
+    p.add_argument("--envs-per-runner", type=int, default=16, help="games each runner steps at once (default 16)")
+    p.add_argument("--batch", type=int, default=2048, help="env steps per update, all runners together (default 2048)")
+    p.add_argument("--players", type=int, help="multi-player games: number of players")
+    p.add_argument("--rule", dest="rule_items", action="append", default=[], metavar="KEY=VALUE",
+                   help="a rule option (repeat)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the games and the network (default 0)")
+    p.add_argument("--eval-games", type=int, default=1000, help="deals of the final measurement (default 1000)")
+    p.add_argument("--out", type=Path, required=True, help="where the RLlib checkpoint is written")
+    args = p.parse_args(argv)
+    for flag, value in (("--iterations", args.iterations), ("--envs-per-runner", args.envs_per_runner),
+                        ("--batch", args.batch), ("--eval-games", args.eval_games)):
+        if value < 1:
+            p.error(f"{flag} must be at least 1, got {value}")
+    if args.env_runners < 0:
+        p.error(f"--env-runners must be 0 or more, got {args.env_runners}")
+    spec = envs.spec(args.game)
+    try:
+        rules = load_rules(spec, None, args.rule_items, None, players=args.players)
+    except ValueError as err:
+        p.error(str(err))
+    setup = Setup(env_runners=args.env_runners, envs_per_runner=args.envs_per_runner, batch=args.batch,
+                  minibatch=min(256, args.batch), seed=args.seed)
+    if args.address is not None and args.cpus is not None:
+        p.error("--cpus applies to a local Ray (no --address)")
+    ray.init(address=args.address, num_cpus=args.cpus, include_dashboard=False, log_to_driver=False)
+    try:
+        def log(i, result):
+            ret = result.get("env_runners", {}).get("episode_return_mean")
+            print(f"iteration {i}/{args.iterations}: {env_steps(result):,} env steps; mean episode return "
+                  f"{'n/a' if ret is None else f'{ret:.3f}'}", file=sys.stderr, flush=True)
+
+        algo, _ = train(spec.id, rules, setup, args.iterations, log)
+        saved = algo.save_to_path(str(args.out.resolve()))
+        report = against_random(spec.id, rules, policy_module(algo), args.eval_games, seed=args.seed + 1)
+        algo.stop()
+    finally:
+        ray.shutdown()
+    if spec.solo:
+        gap = report["comparisons"][0]["mean_score_difference"]
+        mine = report["agents"]["rllib"]["mean_score"]
+        print(f"greedy play: mean score {mine['value']:.3f} [{mine['low']:.3f}, {mine['high']:.3f}]; against random "
+              f"play on the same {args.eval_games:,} deals {gap['value']:+.3f} [{gap['low']:+.3f}, {gap['high']:+.3f}]")
+    else:
+        rate = report["agents"]["rllib"]["win_rate"]
+        print(f"greedy play: win rate {rate['value']:.3f} [{rate['low']:.3f}, {rate['high']:.3f}] in one seat against "
+              f"random players (fair share {report['agents']['rllib']['fair_share']:.3f}), {report['games']:,} games")
+    print(f"wrote the RLlib checkpoint to {saved}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

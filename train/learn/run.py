@@ -242,7 +242,7 @@ def check_new_out(out: Path) -> None:
     if out.is_dir() and any(out.iterdir()):
         raise ValueError(f"output folder {str(out)!r} exists and is not empty: choose a new folder, "
                          "or continue its run with --resume")
-    OutputFolder(out)  # writable?
+    OutputFolder(out).release()  # writable, and no other run writing it? (the run takes the lock when it writes)
 
 
 def new_run(game_id: str, rules, config: Config, out: Path | None, total: Budget, *, seed: int = 0,

@@ -141,3 +141,20 @@ def test_games_csv_carries_the_numerator_and_denominator_of_ratio_metrics(tmp_pa
     den = np.array([float(r[f"{rate}.den"]) for r in rows if r["variant"] == "base"])
     results = json.loads((out / "results.json").read_text())
     assert results["estimates"][rate]["base"]["random"][0]["value"] == pytest.approx(num.sum() / den.sum())
+
+
+def test_the_skill_share_is_the_share_of_variance_between_the_two_agents():
+    from aerodeck.train.judge.skill import multi_share, solo_share
+
+    rng = np.random.default_rng(5)
+    strong, weak = rng.poisson(3, 500).astype(float), rng.poisson(0.2, 500).astype(float)
+    pooled = np.concatenate([strong, weak])
+    between = 0.5 * ((strong.mean() - pooled.mean()) ** 2 + (weak.mean() - pooled.mean()) ** 2)
+    assert solo_share(strong, weak) == pytest.approx(between / pooled.var())
+    assert solo_share(strong, strong) == 0.0
+    # a seat's win: the strong agent's share p among n players; η² of 0/1 wins between the two agents' seats
+    n, p = 4, 0.7
+    seats = np.array([p] + [(1 - p) / (n - 1)] * (n - 1))
+    eta = np.sum((seats - 1 / n) ** 2) / n / (1 / n * (1 - 1 / n))
+    assert multi_share(np.array([p]), np.array([1.0]), n) == pytest.approx(eta)
+    assert multi_share(np.array([0.25]), np.array([1.0]), 4) == 0.0 and multi_share(np.ones(3), np.ones(3), 4) == 1.0
