@@ -4,8 +4,8 @@ The shipped Airport Scramble network (``[policy] network = "local"``) scores eac
 best actions from the 7 × 7 cells around it; distilled from the search it agrees with it on about 0.83
 of the search's decisions where two runs of the search agree on about 0.87, and it plays about 0.1
 tickets below the search. More data, a wider scorer and a wider window did not move it
-(docs/training.md). This tries the other axis, a larger network that reads the whole board, at a size
-this 2-core machine cannot train in hours but one GPU trains in minutes:
+(docs/research/teacher-games-learning-curve.md). This tries the other axis, a larger network that reads
+the whole board, at a size this 2-core machine cannot train in hours but one GPU trains in minutes:
 
 * ``board``: a transformer (``--layers``, ``--width``) over one token per cell (its card's colours, the
   plane, the ticket's airports, a learnt position), one for the game's counts and the face-up cards,

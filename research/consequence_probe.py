@@ -2,7 +2,7 @@
 
 The Airport Scramble student reads the position and the heuristic's ranking, and makes a fifth to a
 quarter of the search's departures from the heuristic however much data or width it gets
-(docs/models/airport-scramble.md). The search sees what each candidate leads to. This measures whether
+(docs/research/model-history-airport-scramble.md). The search sees what each candidate leads to. This measures whether
 that view is what the network lacks: ``--teacher`` (default ``search:gate=2``) plays ``--games`` games;
 at each decision with two or more of the heuristic's candidates, the decision is kept with the
 observation, the observation after each candidate (a determinization of the game — fresh random

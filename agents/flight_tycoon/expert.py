@@ -26,7 +26,7 @@ from aerodeck.envs.flight_tycoon.rules import FlightTycoonRules
 
 
 class ExpertAgent(SearchAgent):
-    """The search's strength at a fraction of its cost (see the module docstring).
+    """A small search over the heuristic's and a trained network's candidates (see the module docstring).
 
     Knobs: ``candidates`` actions tried per decision (the network's most likely first), ``samples``
     determinizations per decision, ``guide`` (``auto``: the shipped model for the rules; ``off``: the

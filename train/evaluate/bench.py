@@ -5,7 +5,8 @@ are compared game by game (paired differences). A multi-player game: seat-rotate
 agent plays every seat equally often), win rates, mean scores, a head-to-head matrix and OpenSkill
 ratings. The same ``--seed`` reproduces the same numbers exactly. Games are played in chunks and
 their figures accumulated chunk by chunk, so any number of games runs in constant memory;
-``games.csv`` lists the first 1,000,000 games.
+``games.csv`` lists the first 1,000,000 games. ``--backend ray`` plays the games as Ray tasks split by
+game index (``aerodeck.train.evaluate.bench_tasks``) and writes the same files, timings aside.
 
 The output folder (``--out``) is written as a whole at the end (see ``train/output.py``): a folder
 holding an earlier aerodeck output is replaced, any other non-empty folder refused without ``--force``.
@@ -14,6 +15,7 @@ holding an earlier aerodeck output is replaced, any other non-empty folder refus
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import sys
 from pathlib import Path
@@ -343,7 +345,9 @@ def bench_solo(spec, rules, names, agents, counts, seed, *, batch_size=4096, pro
             add_counts(agents, result)
             yield result
 
-    with tqdm(total=sum(counts), unit="game", desc=", ".join(names), disable=not progress, leave=False) as bar:
+    with contextlib.ExitStack() as bars:  # a bar per agent, named after it
+        bar = {name: bars.enter_context(tqdm(total=count, unit="game", desc=name, disable=not progress, leave=False))
+               for name, count in zip(names, counts)}
         results = play_all(tasks, backend, bar, in_flight=_in_flight(backend))
         for start, got in windows(noted(results), window, total, dict(zip(names, counts))):
             stop = min(start + window, total)

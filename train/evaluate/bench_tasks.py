@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 
@@ -58,7 +58,8 @@ def play_bench_task(task: BenchTask, progress=False) -> dict:
     ``score``/``standing``/``win_share`` ``float64 (count, n)``, ``length`` ``int64 (count,)``,
     ``tallies`` ``{group: {item: float64 (count,)}}`` (each game's own) and ``seconds``. Both: under
     ``"records"`` the replay records of the games below ``task.save`` (``name -> list`` for a solo
-    game, a list for a tournament). ``progress``: a bar to update (anything with ``update``) or False."""
+    game, a list for a tournament). ``progress``: a bar to update (anything with ``update``; for a solo
+    game also a dict of them by agent name) or False."""
     spec = envs.spec(task.game)
     agents = task.agents
     shipped = not isinstance(agents, (list, tuple))
@@ -81,7 +82,8 @@ def play_bench_task(task: BenchTask, progress=False) -> dict:
             recorder = Recorder(task.save) if recording else None
             observers = [recorder.observer(task.start, own, [[name]] * own.size)] if recorder else []
             began = time.perf_counter()
-            games = play_games(core, [agent], own, batch_size=task.batch_size, progress=progress,
+            bar = progress.get(name, False) if isinstance(progress, dict) else progress
+            games = play_games(core, [agent], own, batch_size=task.batch_size, progress=bar,
                                make_view=spec.make_view, observers=observers)
             out["agents"][name] = {"score": games["score"][:, 0], "length": games["length"],
                                    "seconds": time.perf_counter() - began}
@@ -121,16 +123,25 @@ def add_counts(agents, result: dict) -> None:
 
 def play_all(tasks: Iterable[BenchTask], backend=None, progress=None, in_flight: int | None = None) -> Iterator[dict]:
     """The tasks' results (:func:`play_bench_task`) in task order: played one after another here (no
-    ``backend``; ``progress`` a bar updated game by game), or as tasks of ``backend``
-    (``aerodeck.train.judge.backends``; the bar updated as each task ends)."""
+    ``backend``; ``progress`` a bar, or a solo game's bars by agent name, updated game by game), or as
+    tasks of ``backend`` (``aerodeck.train.judge.backends``; the bars updated as each task ends)."""
     if backend is None:
         for task in tasks:
             yield play_bench_task(task, progress if progress is not None else False)
         return
     if backend.name == "ray":
         tasks = _shared_agents(backend, tasks)
-    done = None if progress is None else (lambda task, seconds: progress.update(played_games(task)))
+    done = None if progress is None else (lambda task, seconds: _count(progress, task))
     yield from backend.imap(play_bench_task, tasks, done=done, in_flight=in_flight)
+
+
+def _count(progress, task: BenchTask) -> None:
+    """Move the bar (or each agent's bar) on by the games ``task`` played."""
+    if isinstance(progress, dict):
+        for name, limit in zip(task.names, task.limits):
+            progress[name].update(max(0, min(task.count, limit - task.start)))
+    else:
+        progress.update(played_games(task))
 
 
 def played_games(task: BenchTask) -> int:
@@ -201,7 +212,3 @@ def _arrays(result: dict, prefix: tuple = ()) -> Iterator[tuple[tuple, np.ndarra
         elif isinstance(value, np.ndarray):
             yield prefix + (key,), value
 
-
-def seconds_of(results: list[dict], key: Callable[[dict], float]) -> float:
-    """The sum of ``key(result)`` over ``results``."""
-    return float(sum(key(r) for r in results))

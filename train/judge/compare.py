@@ -13,7 +13,7 @@ agent in one seat, the others in the rest, rotated over the seats) where the ski
 The judges each get a table; their verdicts are set side by side, and a paired test of the difference
 between their effects says whether they agree, differ detectably or show no detectable difference. The
 judges are the agents named with ``--agent`` unless ``--judges`` names others; with neither, the
-catalogue's (the heuristic and a small search, which adapts to the rules by itself).
+catalogue's (``Catalogue.judges``).
 Restricted play (``--agent restricted:base=heuristic,forbid=replace``) is compared with its base agent
 on the same deals, with the same statistics: what the forbidden kind of action is worth.
 ``--allow-identical`` runs the A/A check: a variant with the base's rules, played on other seeds, whose

@@ -127,7 +127,7 @@ class PolicyConfig:
     """``[policy]``: the network and what it reads (docs/training.md: mask and prior)."""
 
     network: str = knob("mlp", "the actor: 'mlp' (net_arch over the whole input) or a network the game offers "
-                        "(GameSpec.networks; docs/training.md#the-local-network, #the-request-network)",
+                        "(GameSpec.networks; docs/training.md#the-networks-the-games-offer)",
                         Allowed("'mlp' or a network the game offers", bool))
     net_arch: tuple[int, ...] = knob((512, 512), "hidden layers of the policy and of the value network (separate; "
                                      "network = 'local': the value network's)", WIDTHS)

@@ -477,7 +477,9 @@ def main(argv=None) -> int:
                   minibatch=min(256, args.batch), seed=args.seed)
     if args.address is not None and args.cpus is not None:
         p.error("--cpus applies to a local Ray (no --address)")
-    ray.init(address=args.address, num_cpus=args.cpus, include_dashboard=False, log_to_driver=False)
+    started = not ray.is_initialized()  # called from Python with Ray running: use it, leave it running
+    if started:
+        ray.init(address=args.address, num_cpus=args.cpus, include_dashboard=False, log_to_driver=False)
     try:
         def log(i, result):
             ret = result.get("env_runners", {}).get("episode_return_mean")
@@ -489,7 +491,8 @@ def main(argv=None) -> int:
         report = against_random(spec.id, rules, policy_module(algo), args.eval_games, seed=args.seed + 1)
         algo.stop()
     finally:
-        ray.shutdown()
+        if started:
+            ray.shutdown()
     if spec.solo:
         gap = report["comparisons"][0]["mean_score_difference"]
         mine = report["agents"]["rllib"]["mean_score"]

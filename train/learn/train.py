@@ -19,6 +19,9 @@ warm start), so a run stopped before then leaves nothing::
     last.zip, last.json     the latest model (what --resume continues)
 
 Ctrl-C (or SIGTERM) saves ``last.zip`` and prints the command that continues the run to its total.
+
+``--backend ray [--address ADDR]`` plays the warm start's teacher games and every evaluation as Ray tasks
+(the same data and figures as here); PPO itself runs in this process.
 """
 
 from __future__ import annotations

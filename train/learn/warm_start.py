@@ -2,8 +2,8 @@
 
 The teacher plays on the batched core through the suite's play loop (``aerodeck.train.evaluate.loop.play_games``)
 with a :class:`TeacherRecorder` watching; its games are played in chunks (each a self-contained task
-seeded by the run's seed and its first game), in one process or several, and stop at a deadline when
-the run has a time budget. :func:`clone` then fits the policy to the teacher's policy (its actions,
+seeded by the run's seed and its first game), in one process, several, or as Ray tasks, and stop at a
+deadline when the run has a time budget. :func:`clone` then fits the policy to the teacher's policy (its actions,
 or a search's candidates weighed by value) and the value function to its returns.
 """
 

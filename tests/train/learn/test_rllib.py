@@ -23,16 +23,6 @@ def rules_of(game):
     return game.make_rules() if game.solo else game.make_rules(**MULTI_RULES)
 
 
-def test_the_command_trains_saves_a_checkpoint_and_measures_against_random(tmp_path, capsys):
-    """(Before the module's Ray starts: the command starts and ends its own.)"""
-    assert rllib.main([MULTI.id, "--players", "3", "--cpus", "2", "--iterations", "1", "--batch", "256",
-                       "--envs-per-runner", "2", "--eval-games", "12", "--out", str(tmp_path / "ckpt")]) == 0
-    out = capsys.readouterr()
-    assert "iteration 1/1" in out.err and "win rate" in out.out and "on the same" not in out.out
-    assert (tmp_path / "ckpt").is_dir() and any((tmp_path / "ckpt").iterdir())
-    assert not ray.is_initialized()
-
-
 @pytest.fixture(scope="module")
 def local_ray():
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
@@ -159,3 +149,12 @@ def test_a_short_rllib_run_beats_random_play(game, iterations, local_ray):
     else:
         rate = report["agents"]["rllib"]["win_rate"]
         assert rate["value"] > 1 / 3 and rate["p_value"] < 1e-4, rate
+
+
+def test_the_command_trains_saves_a_checkpoint_and_measures_against_random(tmp_path, capsys, local_ray):
+    assert rllib.main([MULTI.id, "--players", "3", "--iterations", "1", "--batch", "256",
+                       "--envs-per-runner", "2", "--eval-games", "12", "--out", str(tmp_path / "ckpt")]) == 0
+    out = capsys.readouterr()
+    assert "iteration 1/1" in out.err and "win rate" in out.out and "on the same" not in out.out
+    assert (tmp_path / "ckpt").is_dir() and any((tmp_path / "ckpt").iterdir())
+    assert ray.is_initialized()  # the caller's Ray is left running

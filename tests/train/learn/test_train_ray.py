@@ -11,7 +11,6 @@ import pytest
 pytest.importorskip("sb3_contrib")
 ray = pytest.importorskip("ray")
 
-from aerodeck import envs  # noqa: E402
 from aerodeck.train.judge.backends import RayBackend  # noqa: E402
 from aerodeck.train.learn.warm_start import DECISION_KEYS, play_teacher  # noqa: E402
 from tests.games import MULTI, SOLO  # noqa: E402
@@ -85,6 +84,3 @@ def test_ray_is_refused_for_expert_iteration_and_an_address_without_it(tmp_path,
     assert "--address applies to --backend ray only" in capsys.readouterr().err
     assert not any(tmp_path.iterdir())
 
-
-def test_every_game_is_covered():
-    assert {SOLO.id, MULTI.id} <= set(envs.games())
