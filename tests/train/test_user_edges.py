@@ -11,12 +11,13 @@ import os
 import resource
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
 
 from aerodeck import envs
-from aerodeck.agents.registry import agent_kinds, make_agent
+from aerodeck.agents.registry import make_agent
 from aerodeck.train import cli, output
 from aerodeck.train.evaluate import bench
 from aerodeck.train.output import OutputFolder
@@ -219,6 +220,8 @@ def test_bench_refuses_games_given_twice_in_a_spec(capsys):
 
 @pytest.mark.parametrize("command", ["bench", "play"])
 def test_the_help_lists_every_agent_kind_of_every_game(command, capsys):
+    from aerodeck.agents.registry import agent_kinds
+
     # Before: "random, heuristic, search, ppo" — not restricted (accepted), nor ppo:general's spelling.
     with pytest.raises(SystemExit):
         cli.build_parser().parse_args([command, "--help"])
@@ -233,6 +236,8 @@ def test_the_help_lists_every_agent_kind_of_every_game(command, capsys):
 
 
 def test_an_unknown_agent_lists_every_kind(capsys):
+    from aerodeck.agents.registry import agent_kinds
+
     assert bench_run(SOLO.id, "--agent", "nosuch", "--games", 2) == 2
     err = capsys.readouterr().err
     assert all(name in err for name in agent_kinds(SOLO.id)) and "ppo:general" in err
@@ -300,9 +305,16 @@ def test_the_replay_command_of_adding_a_game_reads_where_bench_writes(tmp_path, 
 
 
 def test_the_game_page_of_a_turn_based_game_says_what_to_use_instead_of_the_parallel_api():
+    # Before: no page said that aec_to_parallel is refused for the turn-based game, nor what to use instead.
     from pettingzoo.utils.conversions import aec_to_parallel
 
     text = MULTI.docs_path().read_text(encoding="utf-8")
-    assert "aec_to_parallel" in text and "is_parallelizable" in text and "agent_iter" in text
+    assert "## PettingZoo's parallel API" in text
+    section = text.split("## PettingZoo's parallel API", 1)[1].split("\n## ", 1)[0]
+    assert "aec_to_parallel" in section and "is_parallelizable" in section and "agent_iter" in section
     with pytest.raises(AssertionError, match="is_parallelizable"):  # what the page says PettingZoo answers
         aec_to_parallel(MULTI.make_env())
+    code = textwrap.dedent(section.split("```python\n", 1)[1].split("```", 1)[0])
+    namespace: dict = {}
+    exec(compile(code, "the page's example", "exec"), namespace)  # the loop it shows plays a whole game
+    assert not namespace["env"].agents

@@ -449,7 +449,7 @@ def main(argv=None) -> int:
 
     p = argparse.ArgumentParser(prog="python -m aerodeck.train.learn.rllib", description=main.__doc__)
     p.add_argument("game", choices=envs.games())
-    p.add_argument("--address", help="the Ray cluster's address (default: a local Ray on this computer's CPUs)")
+    p.add_argument("--address", help="the Ray cluster's address (default: a local Ray on the local CPUs)")
     p.add_argument("--cpus", type=int, help="without --address: the local Ray's CPUs (default all)")
     p.add_argument("--iterations", type=int, default=20, help="PPO updates (default 20)")
     p.add_argument("--env-runners", type=int, default=0, help="Ray actors sampling games (default 0: the driver samples)")

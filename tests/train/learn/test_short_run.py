@@ -16,7 +16,6 @@ pytest.importorskip("sb3_contrib")
 
 from aerodeck import envs  # noqa: E402
 from aerodeck.train import cli  # noqa: E402
-from aerodeck.train.learn.callbacks import changed, describe  # noqa: E402
 from aerodeck.train.learn.config import load_config  # noqa: E402
 from tests.games import SOLO  # noqa: E402
 from tests.train.learn.test_train import tiny_config  # noqa: E402
@@ -29,6 +28,8 @@ GAMES = envs.games()
 def test_every_evaluation_reports_the_sampled_policy_and_the_share_played_as_the_prior(tmp_path, capsys, game_id):
     # Before: only the greedy policy's figure, which a policy starting as its prior keeps for a long time,
     # and no word on what the run changed.
+    from aerodeck.train.learn.callbacks import changed
+
     out = tmp_path / "run"
     config = tiny_config(tmp_path, game_id)
     assert cli.main(["train", game_id, "--steps", "1024", "--config", str(config), "--out", str(out),
@@ -51,6 +52,8 @@ def test_every_evaluation_reports_the_sampled_policy_and_the_share_played_as_the
 
 
 def test_what_a_run_changed_in_words():
+    from aerodeck.train.learn.callbacks import changed, describe
+
     first = {"figure": "mean_score", "value": 1.1145, "low": 1.08, "high": 1.14, "steps": 0, "games": 2000,
              "opponent": "heuristic", "difference": {"value": 0.0, "low": 0.0, "high": 0.0},
              "sampled": {"value": 0.647, "low": 0.6, "high": 0.7}, "as_prior": {"agent": "heuristic", "share": 1.0}}
