@@ -173,7 +173,7 @@ def test_the_airport_scramble_expert_scores_above_the_heuristic():
 
     game = envs.spec("airport-scramble")
     core = game.make_core()
-    seeds = game_seeds(49, 400)
+    seeds = game_seeds(49, 2000)
     scores = [play_solo(core, make_agent(game.id, spec, core.rules, seed=1), seeds, progress=False,
                         make_view=game.make_view) for spec in ("heuristic", "expert")]
     assert mean_ci(scores[1] - scores[0]).low > 0

@@ -20,6 +20,11 @@ def twice(x):
     return 2 * x
 
 
+@njit(cache=True)
+def setup(x):
+    return x - 1
+
+
 @njit(cache=True, inline="always")
 def inlined(x):
     return x + 1
@@ -45,19 +50,22 @@ def test_a_kernel_numba_has_not_cached_is_named_until_it_is_compiled(tmp_path, f
     (tmp_path / "tiny_kernel.py").write_text(KERNEL)
     module = load(tmp_path / "tiny_kernel.py", "tiny_kernel")
     monkeypatch.delitem(sys.modules, "tiny_kernel")
-    assert compiled.uncached(module) == ["twice"]  # the inlined helper is compiled into its callers only
+    assert compiled.uncached(module) == ["twice", "setup"]  # the inlined helper is compiled into its callers only
     assert compiled.announce(module) is True
     assert capsys.readouterr().err == compiled.MESSAGE + "\n"
     assert compiled.announce(module) is False and capsys.readouterr().err == ""  # once per process
     assert module.twice(3) == 6  # compiled now, and cached beside the source
     again = load(tmp_path / "tiny_kernel.py", "tiny_kernel")
-    assert compiled.uncached(again) == []
+    assert compiled.uncached(again) == ["setup"]  # one a run never called: the file's cache is not fresh
+    monkeypatch.setattr(compiled, "_said", False)
+    monkeypatch.setattr(compiled, "_checked", set())
+    assert compiled.announce(again) is False and capsys.readouterr().err == ""
 
 
 @pytest.mark.parametrize("game", envs.games())
 def test_making_a_core_announces_kernels_that_will_compile(game, fresh, capsys, monkeypatch):
     # Before: the first run sat for a minute or more compiling, with nothing on the screen saying so.
-    monkeypatch.setattr(compiled, "uncached", lambda module: ["step"])
+    monkeypatch.setattr(compiled, "uncached", compiled.kernels)  # as on a fresh install: none cached
     envs.spec(game).make_core()
     assert capsys.readouterr().err == compiled.MESSAGE + "\n"
     envs.spec(game).make_core()
