@@ -22,6 +22,7 @@ writing or moving the output names the operation and the file (:class:`OutputErr
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
@@ -79,6 +80,16 @@ def stale_folders(path: Path) -> list[Path]:
     return sorted(p for p in path.parent.iterdir() if pattern.fullmatch(p.name) and p.is_dir() and not p.is_symlink())
 
 
+#: The locks this process holds, released (their files removed) when it exits however it ends but kill -9.
+_HELD: set[_Lock] = set()
+
+
+@atexit.register
+def _release_held() -> None:
+    for lock in list(_HELD):
+        lock.release()
+
+
 class _Lock:
     """An exclusive, non-blocking ``flock`` on the lock file of an output folder (see the module docstring)."""
 
@@ -113,6 +124,7 @@ class _Lock:
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         self.fd = fd
+        _HELD.add(self)
 
     def release(self) -> None:
         """Remove the lock file and let the lock go (nothing if not held)."""
@@ -122,6 +134,7 @@ class _Lock:
             os.unlink(self.path)
         os.close(self.fd)
         self.fd = None
+        _HELD.discard(self)
 
 
 def _writable_ancestor(path: Path, what: str) -> None:

@@ -98,7 +98,7 @@ def test_ctrl_c_is_one_line_status_130_and_no_output(tmp_path, capsys, monkeypat
     assert bench_run(SOLO.id, "--games", "5", "--out", str(out)) == 0
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     capsys.readouterr()
-    monkeypatch.setattr(bench, "play_games", interrupt)
+    monkeypatch.setattr(bench, "play_all", interrupt)
     assert bench_run(SOLO.id, "--games", "5", "--out", str(out)) == 130
     err = capsys.readouterr().err
     assert err == "aerodeck bench: interrupted (an unfinished run writes nothing)\n"  # no traceback
@@ -118,7 +118,7 @@ def test_ctrl_c_is_one_line_status_130_and_no_output(tmp_path, capsys, monkeypat
 ])
 def test_json_and_out_paths_are_checked_before_any_game_is_played(tmp_path, capsys, monkeypatch, command):
     (tmp_path / "file").write_text("")
-    monkeypatch.setattr(bench, "play_games", interrupt)  # a game played would end in status 130
+    monkeypatch.setattr(bench, "play_all", interrupt)  # a game played would end in status 130
     assert cli.main([arg.replace("{tmp}", str(tmp_path)) for arg in command] + ["--no-progress"]) == 2
     assert "error:" in capsys.readouterr().err
     assert listing(tmp_path) == ["file"]

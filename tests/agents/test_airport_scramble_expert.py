@@ -1,4 +1,4 @@
-"""The expert agents of both games: legal under rule variants drawn from the games' ranges (and under
+"""The Airport Scramble expert agent: legal under rule variants drawn from the games' ranges (and under
 variants no shipped network can lay out), the same games for any batch size, typed knobs, and a
 network that only proposes candidates (the rollouts under the rules in play decide). The expert has no
 compiled code of its own: its rollouts run the compiled heuristic and core, whose decisions are held to
@@ -13,21 +13,9 @@ from aerodeck import envs
 from aerodeck.agents.airport_scramble.expert import ExpertAgent, merge_candidates, shipped_guide
 from aerodeck.agents.registry import make_agent
 from aerodeck.envs.airport_scramble.rules import AirportScrambleRules
-from aerodeck.envs.flight_tycoon.rules import FlightTycoonRules
-from aerodeck.train.evaluate.loop import agent_seed, game_seeds, play_games
+from aerodeck.train.evaluate.loop import game_seeds
+from tests.agents.expert_games import drawn_variants, same_games_in_any_batch
 from tests.agents.test_airport_scramble_agents import play_checked as play_checked_as
-from tests.agents.test_flight_tycoon_agents import play_checked as play_checked_ft
-
-
-def drawn_variants(game_id: str, players: int | None, n: int, seed: int) -> list:
-    """``n`` rule variants drawn from the ranges of the game's shipped rule-general model."""
-    from aerodeck.agents.ppo import read_sidecar, shipped_path
-    from aerodeck.agents.variants import VariantSpace
-
-    game = envs.spec(game_id)
-    base = game.make_rules(**({} if players is None else {game.players_option: players}))
-    space = VariantSpace.from_dict(game, read_sidecar(shipped_path(game, base, True))["inputs"]["variants"])
-    return [space.draw(seed, i) for i in range(n)]
 
 
 AS_OTHER = [AirportScrambleRules(edition="generated", n_colors=2, plain_per_color=2, n_tickets=10, deck_seed=3,
@@ -71,46 +59,8 @@ def test_the_airport_scramble_expert_plays_whole_games_of_rule_variants(rules):
     assert checked > 6
 
 
-@pytest.mark.parametrize("rules", drawn_variants("flight-tycoon", 4, 2, 49) + [FlightTycoonRules(n_players=3),
-                                                                              FlightTycoonRules(n_players=5)],
-                         ids=lambda r: r.label())
-def test_the_flight_tycoon_expert_plays_legal_moves_under_rule_variants(rules):
-    expert = make_agent("flight-tycoon", "expert:samples=2", rules, seed=5)
-    other = make_agent("flight-tycoon", "heuristic", rules, seed=6)
-    checked, _ = play_checked_ft(rules, [expert, other], 4, seed=11)
-    assert checked > 4 * 10
-
-
-class Moves:
-    """An observer keeping every game's actions."""
-
-    def __init__(self):
-        self.moves = {}
-
-    def on_start(self, core, state, games):
-        pass
-
-    def on_step(self, core, state, actions, rewards, games):
-        for g, a in zip(games, actions):
-            self.moves.setdefault(int(g), []).append(int(a))
-
-
-@pytest.mark.parametrize("game_id, spec, n", [("airport-scramble", "expert:rollouts=3", 6),
-                                              ("flight-tycoon", "expert:samples=2,horizon=8", 4)])
-def test_the_expert_plays_the_same_games_in_any_batch(game_id, spec, n):
-    game = envs.spec(game_id)
-    core = game.make_core(check_actions=False)
-    lineups = None if game.solo else (np.arange(core.n_players)[None, :] + np.arange(n)[:, None] > 0).astype(np.int64)
-    played = []
-    for batch_size in (n, 1, 3):
-        agents = [make_agent(game_id, spec, core.rules, seed=agent_seed(3, 0))]
-        if not game.solo:
-            agents.append(make_agent(game_id, "heuristic", core.rules, seed=agent_seed(3, 1)))
-        moves = Moves()
-        result = play_games(core, agents, game_seeds(0, n), lineups, batch_size=batch_size, progress=False,
-                            make_view=game.make_view, summary=game.summary_of(), observers=[moves])
-        played.append({g: m[:result["length"][g]] for g, m in moves.moves.items()})
-    assert played[0] == played[1] == played[2]
+def test_the_expert_plays_the_same_games_in_any_batch():
+    same_games_in_any_batch("airport-scramble", "expert:rollouts=3", 6)
 
 
 def test_the_candidates_are_merged_in_order_each_action_once():
@@ -144,26 +94,14 @@ def test_a_variant_no_network_can_lay_out_is_searched_on_the_heuristic_candidate
     assert ExpertAgent(rules=rules, guide="off").proposer is None
 
 
-def test_the_flight_tycoon_expert_leads_with_the_network_only_under_its_rules():
-    from aerodeck.agents.flight_tycoon.expert import ExpertAgent as FlightExpert
-
-    assert FlightExpert(rules=FlightTycoonRules()).lead == "network"
-    varied = drawn_variants("flight-tycoon", 4, 1, 49)[0]
-    assert varied != FlightTycoonRules() and FlightExpert(rules=varied).lead == "heuristic"
-    assert FlightExpert(rules=FlightTycoonRules(), guide="off").lead == "heuristic"
-
-
-@pytest.mark.parametrize("game_id, spec, message", [
-    ("airport-scramble", "expert:rollouts=0", "rollouts"),
-    ("airport-scramble", "expert:guided=-1", "guided"),
-    ("airport-scramble", "expert:depth=2", "no knob 'depth'"),
-    ("flight-tycoon", "expert:samples=0", "samples"),
-    ("flight-tycoon", "expert:rollouts=4", "no knob 'rollouts'"),
-    ("flight-tycoon", "expert:lead=random", "lead"),
+@pytest.mark.parametrize("spec, message", [
+    ("expert:rollouts=0", "rollouts"),
+    ("expert:guided=-1", "guided"),
+    ("expert:depth=2", "no knob 'depth'"),
 ])
-def test_bad_expert_knobs_are_refused_naming_the_knob(game_id, spec, message):
+def test_bad_expert_knobs_are_refused_naming_the_knob(spec, message):
     with pytest.raises(ValueError, match=message):
-        make_agent(game_id, spec, envs.spec(game_id).make_rules())
+        make_agent("airport-scramble", spec, AirportScrambleRules())
 
 
 @pytest.mark.long
