@@ -117,11 +117,11 @@ def plot(rows: list[dict], title: str, ylabel: str, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for row in rows:
+    for k, row in enumerate(sorted(rows, key=lambda r: r["games_per_second"])):  # labels above and below in turn
         ax.errorbar(row["games_per_second"], row["mean"], yerr=[[row["mean"] - row["low"]], [row["high"] - row["mean"]]],
                     fmt="o", capsize=3)
-        ax.annotate(row["agent"], (row["games_per_second"], row["mean"]), textcoords="offset points", xytext=(6, 4),
-                    fontsize=8)
+        ax.annotate(row["agent"], (row["games_per_second"], row["mean"]), textcoords="offset points",
+                    xytext=(6, 6 if k % 2 == 0 else -14), fontsize=8)
     ax.set_xscale("log")
     ax.set_xlabel("games per second (one process)")
     ax.set_ylabel(ylabel)
