@@ -328,7 +328,6 @@ def test_boolean_knobs_read_off_as_off():
 
 def test_agents_play_inside_the_gymnasium_env():
     gymnasium = pytest.importorskip("gymnasium")
-    from aerodeck import envs  # noqa: F401  (registers the ids)
 
     env = gymnasium.make("aerodeck/AirportScramble-v0")
     for agent in (HeuristicAgent(), SearchAgent(seed=2, rollouts=2, candidates=2, tickets=1)):
@@ -347,28 +346,6 @@ def test_the_search_agents_choices_do_not_depend_on_the_other_games_of_its_batch
     # A rollout that has ended keeps the value of the step it ended on, even while it stays in the batch
     # because fewer than a quarter of the rollouts have ended (found with these seeds: game 2 and 3 chose
     # otherwise alone than beside four other games).
-    from aerodeck.agents.registry import make_agent
-    from aerodeck.train.evaluate.loop import agent_seed, game_seeds, play_games
+    from tests.agents.played import same_games_in_any_batch
 
-    game = envs.spec("airport-scramble")
-    core = game.make_core(check_actions=False)
-
-    class Moves:
-        def __init__(self):
-            self.moves = {}
-
-        def on_start(self, core, state, games):
-            pass
-
-        def on_step(self, core, state, actions, rewards, games):
-            for g, a in zip(games, actions):
-                self.moves.setdefault(int(g), []).append(int(a))
-
-    played = []
-    for batch_size in (6, 1):
-        agent = make_agent(game.id, "search:rollouts=2,candidates=2,horizon=8", core.rules, seed=agent_seed(3, 0))
-        moves = Moves()
-        result = play_games(core, [agent], game_seeds(0, 6), batch_size=batch_size, progress=False,
-                            make_view=game.make_view, observers=[moves])
-        played.append({g: m[:result["length"][g]] for g, m in moves.moves.items()})
-    assert played[0] == played[1]
+    same_games_in_any_batch("airport-scramble", "search:rollouts=2,candidates=2,horizon=8", 6)

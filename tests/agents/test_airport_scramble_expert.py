@@ -14,7 +14,7 @@ from aerodeck.agents.airport_scramble.expert import ExpertAgent, merge_candidate
 from aerodeck.agents.registry import make_agent
 from aerodeck.envs.airport_scramble.rules import AirportScrambleRules
 from aerodeck.train.evaluate.loop import game_seeds
-from tests.agents.expert_games import drawn_variants, same_games_in_any_batch
+from tests.agents.played import drawn_variants, same_games_in_any_batch
 from tests.agents.test_airport_scramble_agents import play_checked as play_checked_as
 
 

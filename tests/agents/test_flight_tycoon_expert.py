@@ -10,7 +10,7 @@ import pytest
 
 from aerodeck.agents.registry import make_agent
 from aerodeck.envs.flight_tycoon.rules import FlightTycoonRules
-from tests.agents.expert_games import drawn_variants, same_games_in_any_batch
+from tests.agents.played import drawn_variants, same_games_in_any_batch
 from tests.agents.test_flight_tycoon_agents import play_checked as play_checked_ft
 
 

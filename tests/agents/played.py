@@ -1,5 +1,5 @@
-"""Helpers of the expert agents' tests (game-agnostic): rule variants drawn from the ranges of a game's
-shipped rule-general model, and the same games in any batch."""
+"""Helpers of the agents' tests (game-agnostic): rule variants drawn from the ranges of a game's shipped
+rule-general model, and the check that an agent plays the same games in any batch."""
 
 from __future__ import annotations
 
