@@ -1,6 +1,6 @@
 """``python -m aerodeck``: the ``aerodeck`` command line."""
 
-from aerodeck.train.cli import main
+from aerodeck.cli.main import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

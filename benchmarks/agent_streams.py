@@ -4,7 +4,7 @@ Every agent of a play loop draws its random choices from per-game decision keys 
 so that a game is played the same way in any batch, chunk or worker. This times, in alternating
 rounds on the same positions, (1) one decision of ``B`` games — the keys computed and drawn from, vs
 the agent's Generator — for the random agent and the Flight Tycoon heuristic (its tie-break noise),
-and (2) whole runs of ``aerodeck.train.evaluate.loop.play_games`` with the agent taking keys or not. Prints
+and (2) whole runs of ``aerodeck.arena.loop.play_games`` with the agent taking keys or not. Prints
 each time ratio (keys / Generator; above 1 = the keys cost more) and writes ``agent_streams.json``
 under ``--out`` (default ``out/benchmarks/``).
 
@@ -29,7 +29,7 @@ if str(ROOT) not in sys.path:
 from aerodeck import envs  # noqa: E402
 from aerodeck.agents.registry import make_agent  # noqa: E402
 from aerodeck.agents.streams import decision_keys  # noqa: E402
-from aerodeck.train.evaluate.loop import game_seeds, play_games  # noqa: E402
+from aerodeck.arena.loop import game_seeds, play_games  # noqa: E402
 
 #: (game, agent spec) timed.
 AGENTS = (("airport-scramble", "random"), ("flight-tycoon", "random"), ("flight-tycoon", "heuristic"))

@@ -42,9 +42,9 @@ def multi_game():
 
 def bench_speed(games: int, cpus: int) -> None:
     from aerodeck.agents.registry import make_agent
-    from aerodeck.train.evaluate.bench import bench_solo
-    from aerodeck.train.evaluate.loop import agent_seed
-    from aerodeck.train.judge.backends import RayBackend
+    from aerodeck.bench.bench import bench_solo
+    from aerodeck.arena.loop import agent_seed
+    from aerodeck.arena.backends import RayBackend
 
     spec = solo_game()
     rules = spec.rules_class()()
@@ -65,8 +65,8 @@ def bench_speed(games: int, cpus: int) -> None:
 
 def teacher_speed(games: int) -> float:
     from aerodeck.agents.ppo import Inputs
-    from aerodeck.train.learn.config import default_config
-    from aerodeck.train.learn.warm_start import joined, play_teacher, save_decisions
+    from aerodeck.train.config import default_config
+    from aerodeck.train.warm_start import joined, play_teacher, save_decisions
 
     spec = solo_game()
     rules = spec.rules_class()()
@@ -100,7 +100,7 @@ def teacher_speed(games: int) -> float:
 
 
 def multi_agent_env_speed(steps: int) -> None:
-    from aerodeck.train.learn.rllib import multi_agent_env
+    from aerodeck.train.rllib import multi_agent_env
 
     spec = multi_game()
     rules = spec.rules_class()()
@@ -133,7 +133,7 @@ def ppo_speed(steps: int) -> None:
     import torch
     from sb3_contrib import MaskablePPO
 
-    from aerodeck.train.learn import rllib
+    from aerodeck.train import rllib
 
     torch.set_num_threads(1)
     spec = solo_game()

@@ -43,10 +43,10 @@ from aerodeck.agents.ppo import read_sidecar, shipped_path, sidecar_path  # noqa
 from aerodeck.agents.registry import make_agent  # noqa: E402
 from aerodeck.agents.self_check import describe, seat_figures  # noqa: E402
 from aerodeck.agents.variants import VariantSpace  # noqa: E402
-from aerodeck.train.evaluate.bench import Plan  # noqa: E402
-from aerodeck.train.evaluate.loop import agent_seed, game_seeds  # noqa: E402
-from aerodeck.train.evaluate.stats import mean_ci  # noqa: E402
-from aerodeck.train.output import write_file  # noqa: E402
+from aerodeck.bench.bench import Plan  # noqa: E402
+from aerodeck.arena.loop import agent_seed, game_seeds  # noqa: E402
+from aerodeck.stats.estimates import mean_ci  # noqa: E402
+from aerodeck.arena.output import write_file  # noqa: E402
 
 
 def paired_seat(game, rules, spec: str, games: int, seed: int) -> dict:

@@ -37,8 +37,8 @@ if str(ROOT) not in sys.path:
 
 from aerodeck import envs  # noqa: E402
 from aerodeck.agents.registry import make_agent  # noqa: E402
-from aerodeck.train.evaluate.loop import agent_seed, game_seeds, play_games, play_solo  # noqa: E402
-from aerodeck.train.evaluate.stats import mean_ci  # noqa: E402
+from aerodeck.arena.loop import agent_seed, game_seeds, play_games, play_solo  # noqa: E402
+from aerodeck.stats.estimates import mean_ci  # noqa: E402
 
 
 def default_agents(game) -> list[str]:

@@ -1,8 +1,8 @@
 """Warm-start teacher play in one process and in several: seconds, games/s and the speed-up.
 
 ``aerodeck train``'s warm start plays the teacher's games in chunks of ``[warm_start] play_batch``
-(``aerodeck.train.learn.warm_start.play_teacher``); ``workers`` processes share the chunks. This times the game's default
-teacher (``aerodeck.train.learn.config.default_config``; ``--teacher`` another agent spec) over ``--games`` games with 1 and with ``--workers``
+(``aerodeck.train.warm_start.play_teacher``); ``workers`` processes share the chunks. This times the game's default
+teacher (``aerodeck.train.config.default_config``; ``--teacher`` another agent spec) over ``--games`` games with 1 and with ``--workers``
 processes, in alternating rounds so that both see the same machine load, and checks that both give
 the same decisions. Writes ``teacher_play-<game>.json`` under ``--out`` (default ``out/benchmarks/``).
 
@@ -29,8 +29,8 @@ if str(ROOT) not in sys.path:
 
 from aerodeck import envs  # noqa: E402
 from aerodeck.agents.ppo import Inputs  # noqa: E402
-from aerodeck.train.learn.config import default_config  # noqa: E402
-from aerodeck.train.learn.warm_start import joined, play_teacher  # noqa: E402
+from aerodeck.train.config import default_config  # noqa: E402
+from aerodeck.train.warm_start import joined, play_teacher  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> None:

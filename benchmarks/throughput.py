@@ -9,7 +9,7 @@ shipped model's table), all with observations and legal masks every decision:
 - ``core B=1 / 256 / 4096``: the batched core, random legal play, finished games restarted at once;
 - ``heuristic B=4096`` / ``ppo B=4096``: the agents (``aerodeck.agents.registry.make_agent``) deciding on the
   core at B = 4096, finished games restarted at once;
-- ``bench heuristic`` / ``bench ppo``: ``aerodeck bench``'s own play (``aerodeck.train.evaluate.bench.Plan``,
+- ``bench heuristic`` / ``bench ppo``: ``aerodeck bench``'s own play (``aerodeck.bench.bench.Plan``,
   in process), its games/s;
 - ``leduc_holdem_v4``: PettingZoo's classic AEC card game, random legal play (the outside yardstick);
 - ``pgx leduc B=…``: Pgx's ``leduc_holdem`` on the CPU (JAX, one thread like every other subject:
@@ -201,7 +201,7 @@ class Bench(Subject):
     unit = "games"
 
     def __init__(self, game: str, rules, agent: str, games: int) -> None:
-        from aerodeck.train.evaluate.bench import Plan
+        from aerodeck.bench.bench import Plan
 
         self.plan = Plan.build(envs.spec(game), rules, [agent], games, 0)
         self.games = games
@@ -316,10 +316,10 @@ def profile(game: str, batch: int, steps: int) -> dict[str, float]:
 
 #: Where a bench's time goes: ``(label, file, function)`` of the calls ``profile_bench`` reports.
 BENCH_PARTS = (
-    ("play", "train/evaluate/loop.py", "play_games"),
+    ("play", "aerodeck/arena/loop.py", "play_games"),
     ("network", "agents/ppo.py", "_forward"),
-    ("ratings", "train/evaluate/tournament.py", "update"),
-    ("report", "train/evaluate/report.py", "write_bench"),
+    ("ratings", "aerodeck/arena/tournament.py", "update"),
+    ("report", "aerodeck/bench/report.py", "write_bench"),
 )
 
 

@@ -51,8 +51,8 @@ from aerodeck.agents.airport_scramble.search import SearchAgent  # noqa: E402
 from aerodeck.agents.base import Agent  # noqa: E402
 from aerodeck.agents.registry import make_agent  # noqa: E402
 from aerodeck.envs.common.rng import game_seeds  # noqa: E402
-from aerodeck.train.evaluate.loop import agent_seed, play_games  # noqa: E402
-from aerodeck.train.evaluate.stats import mean_ci  # noqa: E402
+from aerodeck.arena.loop import agent_seed, play_games  # noqa: E402
+from aerodeck.stats.estimates import mean_ci  # noqa: E402
 
 GAME = "airport-scramble"
 

@@ -165,8 +165,8 @@ def play_chunk(teacher: str, seed: int, start: int, count: int) -> dict:
     """The teacher's decisions in games ``start … start+count−1`` (train.learn.warm_start.teacher_chunk),
     as :func:`board_view` reads them, with ``label`` int64 (n,) the teacher's candidate (−1: not one of
     the K) and ``game`` int64 (n,)."""
-    from aerodeck.train.learn.config import WarmStartConfig
-    from aerodeck.train.learn.warm_start import teacher_chunk
+    from aerodeck.train.config import WarmStartConfig
+    from aerodeck.train.warm_start import teacher_chunk
 
     rules = AirportScrambleRules()
     warm = WarmStartConfig(teacher=teacher, seed=seed)
@@ -590,7 +590,7 @@ def bench_part(models: list[str], seeds: np.ndarray, batch: int, threads: int) -
     one's scores ``float64 (n,)`` and each one's seconds."""
     from aerodeck import envs
     from aerodeck.agents.registry import make_agent
-    from aerodeck.train.evaluate.loop import play_solo
+    from aerodeck.arena.loop import play_solo
 
     torch.set_num_threads(threads)
     rules = AirportScrambleRules()
@@ -613,7 +613,7 @@ def bench(args) -> dict:
     returns each one's scores ``float64 (games,)``."""
     from itertools import repeat
 
-    from aerodeck.train.evaluate.loop import game_seeds
+    from aerodeck.arena.loop import game_seeds
 
     parts = np.array_split(game_seeds(args.seed, args.games), min(args.workers, args.games))
     if len(parts) == 1:

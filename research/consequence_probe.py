@@ -46,7 +46,7 @@ from aerodeck.agents.base import Agent  # noqa: E402
 from aerodeck.agents.registry import make_agent  # noqa: E402
 from aerodeck.agents.streams import decision_keys  # noqa: E402
 from aerodeck.envs.common.rng import game_seeds  # noqa: E402
-from aerodeck.train.evaluate.loop import agent_seed, play_games  # noqa: E402
+from aerodeck.arena.loop import agent_seed, play_games  # noqa: E402
 
 GAME = "airport-scramble"
 
@@ -181,7 +181,7 @@ def scores(chosen: np.ndarray, teacher: np.ndarray) -> dict:
 def bench(choosers: dict, candidates: int, games: int, seed: int) -> dict:
     """The heuristic and a :class:`Chooser` per fitted network on the same ``games`` deals of ``seed``:
     mean scores and paired differences to the heuristic (Student-t 95 %), printed and returned."""
-    from aerodeck.train.evaluate.stats import mean_ci
+    from aerodeck.stats.estimates import mean_ci
 
     game = envs.spec(GAME)
     rules = game.rules_class()()

@@ -34,8 +34,8 @@ from aerodeck import envs  # noqa: E402
 from aerodeck.agents.base import Agent, act  # noqa: E402
 from aerodeck.agents.registry import make_agent  # noqa: E402
 from aerodeck.envs.flight_tycoon.observation import ObservationLayout  # noqa: E402
-from aerodeck.train.evaluate.loop import agent_seed, game_seeds, play_games  # noqa: E402
-from aerodeck.train.evaluate.stats import mean_ci  # noqa: E402
+from aerodeck.arena.loop import agent_seed, game_seeds, play_games  # noqa: E402
+from aerodeck.stats.estimates import mean_ci  # noqa: E402
 
 GAME = "flight-tycoon"
 #: The decision kinds in the observation's ``decision`` block (FT-16).

@@ -1,7 +1,7 @@
 """The user's guide shows what runs: every ``aerodeck`` command of its bash blocks parses, and the
 Python examples of the README and of docs/getting-started.md run (a training example on a tiny budget).
 
-(tests/train/test_readme.py runs the README's commands that read a rules file; the commands that need
+(tests/cli/test_readme.py runs the README's commands that read a rules file; the commands that need
 the example game installed run in tests/test_plugin_install.py.)
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from aerodeck import envs
-from aerodeck.train import cli
+from aerodeck.cli import main as cli
 
 ROOT = Path(__file__).resolve().parents[1]
 #: the pages whose commands are checked here (the guide pages; the research notes keep the commands

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from aerodeck.train import cli
+from aerodeck.cli import main as cli
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = ["docs/training.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs" / "models").glob("*.md"))]

@@ -87,7 +87,7 @@ import aerodeck
 from aerodeck.testing import check_game
 
 site, gym_id, aec_module = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
-for module in ("aerodeck", "aerodeck.envs", "aerodeck.agents.registry", "aerodeck.train.cli", "aerodeck.testing"):
+for module in ("aerodeck", "aerodeck.envs", "aerodeck.agents.registry", "aerodeck.cli.main", "aerodeck.testing"):
     where = Path(importlib.import_module(module).__file__)
     assert where.is_relative_to(site), f"{module} was loaded from {where}, not from the wheel in {site}"
 env = gymnasium.make(gym_id)

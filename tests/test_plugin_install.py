@@ -18,7 +18,7 @@ import sysconfig
 import tomllib
 from pathlib import Path
 
-from tests.train.test_readme import readme_commands, tiny
+from tests.cli.test_readme import readme_commands, tiny
 
 ROOT = Path(__file__).resolve().parents[1]
 PLUGIN = ROOT / "examples" / "plugin_game"

@@ -1,1 +1,1 @@
-"""Training, benchmarking, tournaments, rule evaluation and the ``aerodeck`` command line."""
+"""Training: MaskablePPO on the batched core (``aerodeck train``), warm starts, leagues, rule-general models, RLlib."""

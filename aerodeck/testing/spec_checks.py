@@ -54,7 +54,7 @@ def general_config(spec):
     except ImportError:
         raise SkipCheck("sb3-contrib is not installed (the train extra): the rule-general config is not checked") from None
     from aerodeck.agents.variants import VariantSpace
-    from aerodeck.train.learn.config import load_config
+    from aerodeck.train.config import load_config
 
     space = VariantSpace(spec, load_config(spec.id, general=True).variants.ranges)
     assert space.embedding(space.draw(0, 0)).n_actions == spec.make_core(space.family).n_actions

@@ -118,7 +118,7 @@ class ExpertAgent(SearchAgent):
         decision keys uint64 (B,)."""
         if view is None:
             raise ValueError("the expert agent needs a look-ahead view: act(observations, masks, view); "
-                             "aerodeck.train.evaluate.loop.play_solo and envs.view_of_env give one")
+                             "aerodeck.arena.loop.play_solo and envs.view_of_env give one")
         masks = np.asarray(masks, bool)
         table = Table.from_observations(self.geo, observations)
         cand, valid, best = self.proposed(table, observations, masks)

@@ -114,7 +114,7 @@ class SearchAgent(Agent):
         all on its choice."""
         if view is None:
             raise ValueError("the search agent needs a look-ahead view: act(observations, masks, view); "
-                             "aerodeck.train.evaluate.loop.play_solo and envs.view_of_env give one")
+                             "aerodeck.arena.loop.play_solo and envs.view_of_env give one")
         masks = np.asarray(masks, bool)
         table = Table.from_observations(self.geo, observations)
         cand, valid, best, prior = self.ranked(table, masks) if self.guide is None else self.guided(observations, masks)

@@ -1,7 +1,7 @@
 """Airport Scramble in words, for a person at the terminal: typed moves, the numbered menu, the screen.
 
 The functions ``aerodeck play`` and ``aerodeck replay`` call for a game (the protocol is listed in
-``train/watch/play.py``). ``state`` is a batch of one game (``core.init([seed])``). The player may know
+``aerodeck/watch/play.py``). ``state`` is a batch of one game (``core.init([seed])``). The player may know
 everything but the order of the decks (AS-17), so the screen shows the whole table.
 
 Moves are typed in the game's words; rows and columns count from 0 at the top left (AS-5), as on

@@ -1,7 +1,7 @@
 """Flight Tycoon in words, for a person at the terminal: typed moves, the numbered menu, the screen.
 
 The functions ``aerodeck play`` and ``aerodeck replay`` call for a game (the protocol is listed in
-``train/watch/play.py``). ``state`` is a batch of one game (``core.init([seed])``). A person's screen and
+``aerodeck/watch/play.py``). ``state`` is a batch of one game (``core.init([seed])``). A person's screen and
 event log are built **only from their seat's observation** (``core.observe(state, seat)``, the vector
 the agents get: FT-13 public facts and the FT-14 cards that seat may know) — never from the hidden
 state — so nothing another seat holds privately can show.

@@ -7,7 +7,7 @@ import numpy as np
 
 from aerodeck import envs
 from aerodeck.agents.registry import make_agent
-from aerodeck.train.evaluate.loop import agent_seed, game_seeds, play_games
+from aerodeck.arena.loop import agent_seed, game_seeds, play_games
 
 
 def drawn_variants(game_id: str, players: int | None, n: int, seed: int) -> list:

@@ -7,7 +7,7 @@ from aerodeck import envs
 from aerodeck.agents import streams
 from aerodeck.agents.random import RandomAgent
 from aerodeck.agents.registry import make_agent
-from aerodeck.train.evaluate.loop import game_seeds
+from aerodeck.arena.loop import game_seeds
 
 
 def position(game: str, steps: int):

@@ -3,7 +3,7 @@ each game's tests)."""
 
 from aerodeck import envs
 from aerodeck.agents.registry import make_agent
-from aerodeck.train.evaluate.loop import game_seeds, play_games
+from aerodeck.arena.loop import game_seeds, play_games
 
 
 def play(game: str, spec: str, games: int = 40):

@@ -18,8 +18,8 @@ from aerodeck.envs.airport_scramble.position import LINE_CHOICE, make_position
 from aerodeck.envs.airport_scramble.rules import AirportScrambleRules
 from aerodeck.envs.airport_scramble.view import AirportScrambleView
 from aerodeck.envs.common.core import View
-from aerodeck.train.evaluate.loop import game_seeds, play_solo
-from aerodeck.train.evaluate.stats import against_value
+from aerodeck.arena.loop import game_seeds, play_solo
+from aerodeck.stats.estimates import against_value
 
 STANDARD = AirportScrambleRules()
 

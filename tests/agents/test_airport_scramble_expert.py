@@ -13,7 +13,7 @@ from aerodeck import envs
 from aerodeck.agents.airport_scramble.expert import ExpertAgent, merge_candidates, shipped_guide
 from aerodeck.agents.registry import make_agent
 from aerodeck.envs.airport_scramble.rules import AirportScrambleRules
-from aerodeck.train.evaluate.loop import game_seeds
+from aerodeck.arena.loop import game_seeds
 from tests.agents.played import drawn_variants, same_games_in_any_batch
 from tests.agents.test_airport_scramble_agents import play_checked as play_checked_as
 
@@ -106,8 +106,8 @@ def test_bad_expert_knobs_are_refused_naming_the_knob(spec, message):
 
 @pytest.mark.long
 def test_the_airport_scramble_expert_scores_above_the_heuristic():
-    from aerodeck.train.evaluate.loop import play_solo
-    from aerodeck.train.evaluate.stats import mean_ci
+    from aerodeck.arena.loop import play_solo
+    from aerodeck.stats.estimates import mean_ci
 
     game = envs.spec("airport-scramble")
     core = game.make_core()

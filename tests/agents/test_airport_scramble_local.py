@@ -1,7 +1,7 @@
 """The ``local`` policy network of Airport Scramble (agents/airport_scramble/local.py): it scores the
 prior agent's k best actions only, starts as the prior agent, learns a teacher's departures from it,
 and refuses settings it cannot be built with (its training through the CLI and the refusal of a
-rule-general run: tests/train/learn/test_networks.py)."""
+rule-general run: tests/train/test_networks.py)."""
 
 import numpy as np
 import pytest
@@ -14,9 +14,9 @@ from aerodeck import envs  # noqa: E402
 from aerodeck.agents.airport_scramble.local import OUTSIDE, LocalFeatures, LocalPolicy  # noqa: E402
 from aerodeck.agents.ppo import Inputs, PPOAgent, rank_features  # noqa: E402
 from aerodeck.agents.registry import make_agent  # noqa: E402
-from aerodeck.train.learn.config import default_config  # noqa: E402
-from aerodeck.train.learn.model import learner_env, new_model  # noqa: E402
-from aerodeck.train.learn.warm_start import clone  # noqa: E402
+from aerodeck.train.config import default_config  # noqa: E402
+from aerodeck.train.model import learner_env, new_model  # noqa: E402
+from aerodeck.train.warm_start import clone  # noqa: E402
 
 GAME = envs.spec("airport-scramble")
 K = 4
@@ -177,7 +177,7 @@ def test_a_local_network_without_the_prior_agents_ranks_is_refused(change, messa
 
 def test_the_game_trains_and_ships_the_local_network_and_its_rule_general_config_an_mlp():
     from aerodeck.agents.ppo import shipped_path
-    from aerodeck.train.learn.config import load_config
+    from aerodeck.train.config import load_config
 
     config = load_config(GAME.id)
     assert config.policy.network == "local" and config.warm_start.teacher.startswith("search")

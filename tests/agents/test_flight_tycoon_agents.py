@@ -22,8 +22,8 @@ from aerodeck.envs.flight_tycoon.position import Position
 from aerodeck.envs.flight_tycoon.rules import DISCARD, GIVE, REQUEST, SQUARE_MONTHS, TOWER, FlightTycoonRules
 from aerodeck.envs.flight_tycoon.view import FlightTycoonView
 from tests.flight_tycoon.helpers import card, cards, hidden_swap, random_states, revealed
-from aerodeck.train.evaluate.loop import game_seeds, play_games
-from aerodeck.train.evaluate.stats import against_value, mean_ci
+from aerodeck.arena.loop import game_seeds, play_games
+from aerodeck.stats.estimates import against_value, mean_ci
 
 # Rule variants the agents must handle: player counts, VP sharing, tables, giveable towers, rewards, deals.
 VARIANTS = [

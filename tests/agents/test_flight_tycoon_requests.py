@@ -1,7 +1,7 @@
 """The ``requests`` policy network of Flight Tycoon (agents/flight_tycoon/requests.py): it adds one shared
 scorer to the heuristic's k best legal requests, starts as the prior policy, learns a teacher that asks
 otherwise, and refuses settings it cannot be built with (its training through the CLI and the refusal
-of a rule-general run: tests/train/learn/test_networks.py)."""
+of a rule-general run: tests/train/test_networks.py)."""
 
 import numpy as np
 import pytest
@@ -18,9 +18,9 @@ from aerodeck.agents.ppo import Inputs, PPOAgent, PriorHead  # noqa: E402
 from aerodeck.agents.registry import make_agent  # noqa: E402
 from aerodeck.envs.flight_tycoon.observation import ObservationLayout  # noqa: E402
 from aerodeck.envs.flight_tycoon.rules import N_CARDS, N_SQUARES, SQUARE_BITS  # noqa: E402
-from aerodeck.train.learn.config import default_config  # noqa: E402
-from aerodeck.train.learn.model import learner_env, new_model  # noqa: E402
-from aerodeck.train.learn.warm_start import clone  # noqa: E402
+from aerodeck.train.config import default_config  # noqa: E402
+from aerodeck.train.model import learner_env, new_model  # noqa: E402
+from aerodeck.train.warm_start import clone  # noqa: E402
 
 GAME = envs.spec("flight-tycoon")
 
@@ -128,7 +128,7 @@ def test_a_request_network_without_the_prior_or_the_mask_is_refused(change, mess
 
 def test_the_game_trains_and_ships_the_request_network_and_its_rule_general_config_an_mlp():
     from aerodeck.agents.ppo import shipped_path
-    from aerodeck.train.learn.config import load_config
+    from aerodeck.train.config import load_config
 
     config = load_config(GAME.id)
     assert config.policy.network == "requests" and config.warm_start.teacher == "search"

@@ -16,7 +16,7 @@ from aerodeck.agents.ppo import (  # noqa: E402
 )
 from aerodeck.agents.registry import agent_names, make_agent  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
-from aerodeck.train.learn.model import learner_env, save_model  # noqa: E402
+from aerodeck.train.model import learner_env, save_model  # noqa: E402
 
 GAMES = envs.games()
 #: A game whose agents are compared on the same deals (bench needs no lineup).
@@ -187,7 +187,7 @@ def test_missing_truncated_and_foreign_files_give_clear_errors(tmp_path):
 
 
 def test_cli_reports_a_missing_model_in_one_line(tmp_path, capsys):
-    from aerodeck.train import cli
+    from aerodeck.cli import main as cli
 
     assert cli.main(["bench", SOLO, "--agent", f"ppo:path={tmp_path / 'x.zip'}", "--games", "10",
                      "--out", str(tmp_path / "out"), "--no-progress"]) == 2

@@ -142,7 +142,7 @@ def test_a_model_plays_at_the_caution_its_check_chose(tmp_path, monkeypatch):
 
 
 def test_a_bench_reports_what_a_models_check_chose(tmp_path, capsys):
-    from aerodeck.train.evaluate.bench import Plan, print_result
+    from aerodeck.bench.bench import Plan, print_result
 
     game = envs.spec(SOLO)
     path = prior_model(SOLO, tmp_path)
@@ -158,7 +158,7 @@ def test_a_bench_reports_what_a_models_check_chose(tmp_path, capsys):
 
 
 def test_a_multi_player_model_checks_itself_in_rotated_seats_against_the_opponent(tmp_path):
-    from aerodeck.train.evaluate.bench import Plan
+    from aerodeck.bench.bench import Plan
 
     game = envs.spec(MULTI)
     rules = game.make_rules()

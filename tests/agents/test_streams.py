@@ -7,7 +7,7 @@ import numpy as np
 from aerodeck.agents import streams
 from aerodeck.agents.base import Agent
 from aerodeck.agents.random import RandomAgent
-from aerodeck.train.evaluate.loop import game_seeds
+from aerodeck.arena.loop import game_seeds
 
 
 def test_a_decision_key_changes_with_the_game_the_agent_and_the_decision():

@@ -32,7 +32,7 @@ def test_switches_read_on_off_true_false_1_0(text, value):
 
 
 def test_bench_refuses_a_bad_knob_before_playing(tmp_path, capsys):
-    from aerodeck.train import cli
+    from aerodeck.cli import main as cli
 
     assert cli.main(["bench", "airport-scramble", "--agent", "heuristic:cycle=abc", "--out", str(tmp_path / "out")]) == 2
     assert "knob 'cycle' must be on/off" in capsys.readouterr().err and not (tmp_path / "out").exists()

@@ -1,7 +1,7 @@
 """``aerodeck bench`` of Airport Scramble with its rule options: a rule flag wins over the rules file,
 an option out of range is refused naming it."""
 
-from tests.train.evaluate.benching import results, run
+from tests.bench.benching import results, run
 
 
 def test_an_option_out_of_range_is_refused_naming_it_and_writes_nothing(tmp_path, capsys):

@@ -3,7 +3,7 @@ every point the linked options refuse, is a clear error before any game."""
 
 import pytest
 
-from aerodeck.train import cli
+from aerodeck.cli import main as cli
 
 AS = "airport-scramble"
 

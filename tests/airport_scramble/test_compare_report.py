@@ -6,8 +6,8 @@ import tomllib
 
 import pytest
 
-from aerodeck.train import cli
-from aerodeck.train.judge import significance as sig
+from aerodeck.cli import main as cli
+from aerodeck.stats import significance as sig
 
 AS = "airport-scramble"
 

@@ -3,7 +3,7 @@ taken, and a decision with no allowed action falls back to the full mask, counte
 
 import json
 
-from aerodeck.train import cli
+from aerodeck.cli import main as cli
 
 AS = "airport-scramble"
 

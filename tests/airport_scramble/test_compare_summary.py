@@ -5,7 +5,7 @@ import json
 
 import numpy as np
 
-from aerodeck.train import cli
+from aerodeck.cli import main as cli
 
 AS = "airport-scramble"
 

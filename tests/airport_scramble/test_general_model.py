@@ -10,9 +10,9 @@ pytest.importorskip("sb3_contrib")
 from aerodeck import envs  # noqa: E402
 from aerodeck.agents.ppo import MODELS, PPOAgent  # noqa: E402
 from aerodeck.agents.variants import VariantSpace  # noqa: E402
-from aerodeck.train.learn.budget import Budget  # noqa: E402
-from aerodeck.train.learn.config import load_config  # noqa: E402
-from aerodeck.train.learn.run import make_envs, make_model, new_run  # noqa: E402
+from aerodeck.train.budget import Budget  # noqa: E402
+from aerodeck.train.config import load_config  # noqa: E402
+from aerodeck.train.run import make_envs, make_model, new_run  # noqa: E402
 
 GAME = envs.spec("airport-scramble")
 

@@ -10,7 +10,7 @@ pytest.importorskip("sb3_contrib")
 from aerodeck.agents.ppo import MODELS, masked_logits  # noqa: E402
 from aerodeck.agents.registry import make_agent  # noqa: E402
 from tests.agents.positions import check_choices_do_not_depend_on_the_place_in_the_batch, position  # noqa: E402
-from aerodeck.train.evaluate.loop import play_solo  # noqa: E402
+from aerodeck.arena.loop import play_solo  # noqa: E402
 
 GAME = "airport-scramble"
 GUIDE = MODELS / "airport-scramble.zip"

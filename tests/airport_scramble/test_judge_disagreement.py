@@ -3,7 +3,7 @@ differences (forbidding waiting changes the random agent's waits, not those of a
 
 import json
 
-from aerodeck.train import cli
+from aerodeck.cli import main as cli
 
 AS = "airport-scramble"
 

@@ -3,10 +3,10 @@ events says so."""
 
 import numpy as np
 
-from aerodeck.train.judge import significance as sig
-from aerodeck.train.judge.analysis import estimate
-from aerodeck.train.judge.backends import catalogue
-from aerodeck.train.judge.wording import interval
+from aerodeck.stats import significance as sig
+from aerodeck.judge.analysis import estimate
+from aerodeck.arena.backends import catalogue
+from aerodeck.judge.wording import interval
 
 AS = "airport-scramble"
 

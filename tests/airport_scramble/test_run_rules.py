@@ -1,12 +1,13 @@
 """``aerodeck run`` under Airport Scramble's rule options (the game it plays): rule flags and rules
 files, a bad option refused naming it, the ladder skipping the shipped model on a grid it was not
 trained for, a rung's knobs before its game count, and the closing comparison against the tuned
-options. (The run itself, through the registry: ``tests/train/test_run.py``.)"""
+options. (The run itself, through the registry: ``tests/cli/test_run.py``.)"""
 
 import dataclasses
 
 from aerodeck import envs
-from aerodeck.train import cli, run
+from aerodeck.cli import main as cli
+from aerodeck.cli import run
 
 GAME = envs.spec("airport-scramble")
 

@@ -3,7 +3,7 @@ options (``face_up`` / ``max_replace``) refuse skipped with a note naming the fi
 
 import json
 
-from aerodeck.train import cli
+from aerodeck.cli import main as cli
 
 AS = "airport-scramble"
 QUICK = ["--no-progress", "--agent", "random", "--judges", "random"]

@@ -5,7 +5,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from tests.train.learn import teaching  # noqa: E402
+from tests.train import teaching  # noqa: E402
 
 GAME, TEACHER = "airport-scramble", "search:rollouts=2,candidates=2,horizon=8"
 

@@ -7,7 +7,7 @@ import numpy as np
 
 def record_moves(core, state, recorder, moves) -> dict:
     """Step ``state`` with ``moves`` (one row of actions per step, one action per game) while
-    ``recorder`` observes, as ``aerodeck.train.evaluate.loop.play_games`` drives it; returns ``recorder.result()``."""
+    ``recorder`` observes, as ``aerodeck.arena.loop.play_games`` drives it; returns ``recorder.result()``."""
     games = np.arange(state.batch_size)
     recorder.on_start(core, state, games)
     for actions in moves:

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from tests.train.evaluate.benching import results, run
+from tests.bench.benching import results, run
 
 
 def test_flight_tycoon_lineup_seats_may_name_an_agent_by_its_name(tmp_path):

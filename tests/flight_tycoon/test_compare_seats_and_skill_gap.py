@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from aerodeck.train import cli
+from aerodeck.cli import main as cli
 
 FT = "flight-tycoon"
 

@@ -116,7 +116,7 @@ def test_a_given_tower_is_not_counted_as_a_last_real_card():
     # FT-9 with tower_giveable: a give may hand over the tower, which is no real card; the recorder once
     # read the missing card as index 64 and failed (IndexError) on such a step.
     from aerodeck.agents.random import RandomAgent
-    from aerodeck.train.evaluate.loop import game_seeds, play_games
+    from aerodeck.arena.loop import game_seeds, play_games
 
     rules = FlightTycoonRules(tower_giveable=True)
     core = FlightTycoonCore(rules, check_actions=False)

@@ -1,11 +1,11 @@
-"""The play loop (``aerodeck.train.evaluate.loop.play_games``) gives the same outputs for any batch size in
+"""The play loop (``aerodeck.arena.loop.play_games``) gives the same outputs for any batch size in
 Flight Tycoon with a mixed lineup: a noisy heuristic, random and a small search in every seat."""
 
 import numpy as np
 
 from aerodeck import envs
 from aerodeck.agents.registry import make_agent
-from aerodeck.train.evaluate.loop import agent_seed, game_seeds, play_games
+from aerodeck.arena.loop import agent_seed, game_seeds, play_games
 
 GAME = "flight-tycoon"
 SPECS = ["heuristic:noise=1", "random", "search:samples=2,candidates=2,horizon=4"]

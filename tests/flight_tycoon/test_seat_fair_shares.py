@@ -4,9 +4,9 @@
 import numpy as np
 
 from aerodeck.envs.flight_tycoon.rules import FlightTycoonRules
-from aerodeck.train.judge.analysis import _fair_shares
-from aerodeck.train.judge.backends import catalogue
-from aerodeck.train.judge.compare import Question, Table
+from aerodeck.judge.analysis import _fair_shares
+from aerodeck.arena.backends import catalogue
+from aerodeck.judge.compare import Question, Table
 
 FT = "flight-tycoon"
 

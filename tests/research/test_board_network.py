@@ -48,7 +48,7 @@ def test_each_decision_holds_the_heuristics_candidates_in_rank_order_and_the_tea
 
 def test_an_untrained_board_network_plays_the_heuristics_moves(tmp_path):
     from aerodeck.agents.registry import make_agent
-    from aerodeck.train.evaluate.loop import game_seeds, play_solo
+    from aerodeck.arena.loop import game_seeds, play_solo
 
     model = script.BoardNet(script.LocalFeatures(script.AirportScrambleRules(), 3, plan=True).size, width=16, layers=1)
     script.save_model(model, "board", tmp_path / "board.pt")
@@ -189,8 +189,8 @@ def test_a_file_of_another_kind_is_refused_by_name(tmp_path, capsys):
 
 def warm_start_file(path, seed=7, games=6, **meta):
     """A warm_start.npz of ``games`` teacher games, as ``aerodeck train`` saves one."""
-    from aerodeck.train.learn.config import WarmStartConfig
-    from aerodeck.train.learn.warm_start import save_decisions, teacher_chunk
+    from aerodeck.train.config import WarmStartConfig
+    from aerodeck.train.warm_start import save_decisions, teacher_chunk
 
     rules = script.AirportScrambleRules()
     data = teacher_chunk(script.GAME, rules, WarmStartConfig(teacher=TEACHER, seed=seed), script.INPUTS, seed, 0.995,

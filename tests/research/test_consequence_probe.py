@@ -81,7 +81,7 @@ def test_the_fitted_readers_that_read_the_position_play_fresh_deals(tmp_path, ca
 def test_a_chooser_that_keeps_the_first_candidate_plays_the_heuristic_and_one_that_departs_does_not():
     from aerodeck.agents.registry import make_agent
     from aerodeck.envs.common.rng import game_seeds
-    from aerodeck.train.evaluate.loop import play_games
+    from aerodeck.arena.loop import play_games
 
     game = envs.spec(script.GAME)
     rules = game.rules_class()()

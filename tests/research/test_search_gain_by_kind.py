@@ -12,7 +12,7 @@ from aerodeck import envs
 from aerodeck.agents.ppo import shipped_path
 from aerodeck.agents.registry import make_agent
 from aerodeck.envs.common.rng import game_seeds
-from aerodeck.train.evaluate.loop import play_games
+from aerodeck.arena.loop import play_games
 
 SCRIPT = Path(__file__).resolve().parents[2] / "research" / "search_gain_by_kind.py"
 spec = importlib.util.spec_from_file_location("search_gain_by_kind", SCRIPT)

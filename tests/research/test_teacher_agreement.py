@@ -11,7 +11,7 @@ from aerodeck import envs
 from aerodeck.agents.registry import make_agent
 from aerodeck.envs.common.rng import game_seeds
 from tests.games import MULTI, SOLO
-from aerodeck.train.evaluate.loop import play_games
+from aerodeck.arena.loop import play_games
 
 SCRIPT = Path(__file__).resolve().parents[2] / "research" / "teacher_agreement.py"
 spec = importlib.util.spec_from_file_location("teacher_agreement", SCRIPT)

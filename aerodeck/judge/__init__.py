@@ -1,0 +1,1 @@
+"""Judging rule changes by agent play: ``aerodeck compare / sweep / tune``, the analysis, the designer's report."""

@@ -1,0 +1,1 @@
+"""Statistics every report shares: estimates with intervals, significance tests."""

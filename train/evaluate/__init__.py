@@ -1,1 +1,0 @@
-"""Evaluating policies: the batched play loop, ``aerodeck bench``, seat-rotated tournaments, statistics, report files."""

@@ -1,0 +1,510 @@
+"""Training on a Ray cluster with RLlib's PPO (the new API stack): every registered game, its action masks
+honoured, each seat seeing only what it may know.
+
+- A solo game is a single-agent env: :class:`CoreVectorEnv` steps B games of the batched core at once as a
+  Gymnasium ``VectorEnv`` (RLlib's ``vector_entry_point`` mode; next-step autoreset, as RLlib's env
+  runners expect).
+- A multi-player game is an RLlib ``MultiAgentEnv``: :func:`multi_agent_env` wraps the game's own
+  PettingZoo env with RLlib's ``PettingZooEnv`` (measured faster than a ``MultiAgentEnv`` over the
+  batched core for one game at a time, which ``env="core"`` gives: benchmarks/cluster_speed.py); the
+  seat to act (agent ``player_<seat>``) gets its own observation (what that seat may know, never
+  another's hand) and its legal mask; all seats are played by one shared policy (self-play).
+- Observations are dicts ``{"observation": float32 (O,), "action_mask": (A,)}`` (PettingZoo's classic
+  convention);
+  :class:`MaskedPPOModule` is PPO's default torch module with the logits of illegal actions set to
+  the float minimum (so they are never sampled nor chosen), for exploration, inference and training.
+- Both envs refuse an illegal action (``ValueError``: the run stops), and count the actions they took.
+
+RLlib is optional (``pip install 'aerodeck[rllib]'``); this module imports it only when used. The
+models trained here are RLlib checkpoints, not the SB3 files ``aerodeck bench``/``play`` load
+(docs/training.md, "Training on a cluster with RLlib").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+import gymnasium as gym
+import numpy as np
+
+from aerodeck import envs
+from aerodeck.envs.common.rng import game_seeds
+
+#: The one policy every seat of a multi-player game is played by (self-play).
+SHARED = "shared"
+
+
+def agent_id(seat: int) -> str:
+    """The RLlib agent id of seat ``seat``."""
+    return f"player_{seat}"
+
+
+def _spaces(core) -> tuple[gym.spaces.Dict, gym.spaces.Discrete]:
+    """The observation (dict of the observation and the mask) and action spaces of ``core``'s game."""
+    obs = gym.spaces.Dict({
+        "observation": gym.spaces.Box(0.0, 1.0, (core.obs_size,), np.float32),
+        "action_mask": gym.spaces.Box(0.0, 1.0, (core.n_actions,), np.float32),
+    })
+    return obs, gym.spaces.Discrete(core.n_actions)
+
+
+def _refuse_illegal(core, state, actions: np.ndarray, masks: np.ndarray, rows: np.ndarray) -> None:
+    """``ValueError`` naming the first action of ``rows`` that ``masks`` forbids."""
+    bad = rows[~masks[rows, np.clip(actions[rows], 0, core.n_actions - 1)]]
+    if bad.size:
+        g = int(bad[0])
+        raise ValueError(f"RLlib chose an illegal action {int(actions[g])} in game {g}: "
+                         f"{core.explain_illegal(state, g, int(actions[g]))}")
+
+
+class CoreVectorEnv(gym.vector.VectorEnv):
+    """``num_envs`` games of a solo game's batched core as a Gymnasium ``VectorEnv`` with next-step
+    autoreset: the step after a game ends deals the next game in its row (reward 0, not done).
+
+    Observations ``{"observation": float32 (B, O), "action_mask": float32 (B, A)}``; rewards
+    ``float32 (B,)``. Game k of row b (k = 0, 1, …) is dealt from seed ``game_seeds(seed, …)`` of
+    index ``b + k·B``: the games depend only on ``seed``. ``taken``: the actions played so far (every
+    one legal: an illegal one raises ``ValueError``)."""
+
+    metadata = {"autoreset_mode": gym.vector.AutoresetMode.NEXT_STEP}
+
+    def __init__(self, game: str, rules=None, num_envs: int = 1, seed: int = 0) -> None:
+        spec = envs.spec(game)
+        if not spec.solo:
+            raise ValueError(f"{game} is a multi-player game: train it with multi_agent_env")
+        if num_envs < 1:
+            raise ValueError(f"num_envs must be at least 1, got {num_envs}")
+        self.core = spec.make_core(rules if rules is not None else spec.rules_class()(), check_actions=False)
+        self.num_envs = num_envs
+        one_obs, one_action = _spaces(self.core)
+        self.single_observation_space, self.single_action_space = one_obs, one_action
+        self.observation_space = gym.vector.utils.batch_space(one_obs, num_envs)
+        self.action_space = gym.vector.utils.batch_space(one_action, num_envs)
+        self.seed_, self.dealt, self.taken = seed, 0, 0
+        self.state, self.ended = None, np.zeros(num_envs, bool)
+
+    def _seeds(self, count: int) -> np.ndarray:
+        seeds = game_seeds(self.seed_, count, self.dealt)
+        self.dealt += count
+        return seeds
+
+    def _obs(self) -> dict:
+        return {"observation": self.core.observe(self.state).astype(np.float32),
+                "action_mask": self.core.legal_mask(self.state).astype(np.float32)}
+
+    def reset(self, *, seed=None, options=None):
+        """Deal ``num_envs`` new games (``seed``: a new run seed; default the current one)."""
+        if seed is not None:
+            self.seed_, self.dealt = int(np.ravel(seed)[0]) % 2**64, 0
+        self.state = self.core.init(self._seeds(self.num_envs))
+        self.ended[:] = False
+        return self._obs(), {}
+
+    def step(self, actions):
+        """One decision in every game (a game that ended at the last step is dealt anew instead)."""
+        actions = np.asarray(actions, np.int64).reshape(self.num_envs)
+        masks = self.core.legal_mask(self.state)
+        live = np.flatnonzero(~self.ended)
+        _refuse_illegal(self.core, self.state, actions, masks, live)
+        rewards = np.zeros(self.num_envs, np.float32)
+        if live.size:
+            stepped = self.core.step(self.state, np.where(self.ended, 0, actions))
+            rewards[live] = np.asarray(stepped, np.float32).reshape(self.num_envs, -1)[live, 0]
+            self.taken += live.size
+        restart = np.flatnonzero(self.ended)
+        if restart.size:
+            self.core.reset(self.state, restart, self._seeds(restart.size))
+        terminated = np.asarray(self.state.done, bool).copy()
+        terminated[restart] = False
+        self.ended = terminated.copy()
+        return self._obs(), rewards, terminated, np.zeros(self.num_envs, bool), {}
+
+
+def _multi_agent_env_class():
+    """The class of :func:`multi_agent_env`, built on RLlib's ``MultiAgentEnv`` when first asked for."""
+    from ray.rllib.env.multi_agent_env import MultiAgentEnv
+
+    class CoreMultiAgentEnv(MultiAgentEnv):
+        """One game of a multi-player game's core as an RLlib ``MultiAgentEnv`` (turn by turn).
+
+        Agents ``player_0 … player_{n−1}`` by absolute seat. Each step returns an observation only for
+        the seat to act next — its own view (``core.observe(state, seat)``) and legal mask — and the
+        rewards of every seat (RLlib adds a seat's rewards up to its next turn); at the end every seat gets its last view, terminated.
+        ``config``: ``game``, ``rules`` (a rules object or options dict; default the game's), ``seed``
+        (the k-th game is dealt from seed ``game_seeds(seed, 1, k)``; RLlib's first ``reset(seed=…)``,
+        distinct per env runner and env, replaces it). ``taken``: the actions played (every one legal)."""
+
+        def __init__(self, config: dict | None = None) -> None:
+            super().__init__()
+            config = dict(config or {})
+            spec, rules = _game_and_rules(config)
+            self.core = spec.make_core(rules, check_actions=False)
+            n = self.core.n_players
+            self.possible_agents = [agent_id(s) for s in range(n)]
+            self.agents = list(self.possible_agents)
+            obs, action = _spaces(self.core)
+            self.observation_spaces = {a: obs for a in self.possible_agents}
+            self.action_spaces = {a: action for a in self.possible_agents}
+            self.seed_, self.dealt, self.taken = int(config.get("seed", 0)) % 2**64, 0, 0
+            self.state, self.mask = None, None
+
+        def _view(self, seat: int) -> dict:
+            self.mask = self.core.legal_mask(self.state)  # the seat to act's, kept for the check of its action
+            return {"observation": self.core.observe(self.state, np.array([seat]))[0].astype(np.float32),
+                    "action_mask": self.mask[0].astype(np.float32)}
+
+        def reset(self, *, seed=None, options=None):
+            if seed is not None:
+                self.seed_, self.dealt = int(seed) % 2**64, 0
+            self.state = self.core.init(game_seeds(self.seed_, 1, self.dealt))
+            self.dealt += 1
+            seat = int(self.core.to_act(self.state)[0])
+            return {agent_id(seat): self._view(seat)}, {}
+
+        def step(self, action_dict: dict):
+            seat = int(self.core.to_act(self.state)[0])
+            if set(action_dict) != {agent_id(seat)}:
+                raise ValueError(f"it is {agent_id(seat)}'s turn, got actions for {sorted(action_dict)}")
+            action = np.array([int(action_dict[agent_id(seat)])], np.int64)
+            _refuse_illegal(self.core, self.state, action, self.mask, np.array([0]))
+            rewards = np.asarray(self.core.step(self.state, action), np.float32).reshape(-1)
+            self.taken += 1
+            paid = {agent_id(s): float(r) for s, r in enumerate(rewards)}  # every seat (RLlib sums them to its next turn)
+            if bool(self.state.done[0]):
+                n = self.core.n_players
+                obs = {agent_id(s): {"observation": self.core.observe(self.state, np.array([s]))[0].astype(np.float32),
+                                     "action_mask": np.zeros(self.core.n_actions, np.float32)} for s in range(n)}
+                done = {**{a: True for a in obs}, "__all__": True}
+                return obs, paid, done, {"__all__": False}, {}
+            nxt = int(self.core.to_act(self.state)[0])
+            return {agent_id(nxt): self._view(nxt)}, paid, {"__all__": False}, {"__all__": False}, {}
+
+    return CoreMultiAgentEnv
+
+
+def multi_agent_env(config: dict | None = None):
+    """A multi-player game as an RLlib ``MultiAgentEnv``, one game at a time. ``config``: ``game``, ``rules``
+    (a rules object or options dict; default the game's), ``seed``, and ``env``: ``"pettingzoo"`` (default:
+    the game's PettingZoo env under RLlib's ``PettingZooEnv``, :func:`_checked_pettingzoo_class`) or
+    ``"core"`` (the batched core, :func:`_multi_agent_env_class`). Both refuse an illegal action
+    (``ValueError``) and count the actions taken (``taken``)."""
+    config = dict(config or {})
+    kind = config.get("env", "pettingzoo")
+    if kind == "core":
+        return _multi_agent_env_class()(config)
+    if kind == "pettingzoo":
+        return _checked_pettingzoo_class()(config)
+    raise ValueError(f"env must be 'pettingzoo' or 'core', got {kind!r}")
+
+
+def _game_and_rules(config: dict):
+    spec = envs.spec(config["game"])
+    if spec.solo:
+        raise ValueError(f"{spec.id} is a solo game: train it with CoreVectorEnv")
+    rules = config.get("rules")
+    return spec, spec.rules_class().from_options(rules) if isinstance(rules, dict) else rules or spec.rules_class()()
+
+
+def _checked_pettingzoo_class():
+    """RLlib's ``PettingZooEnv`` over the game's PettingZoo (AEC) env, refusing an illegal action."""
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+
+    class CheckedPettingZooEnv(PettingZooEnv):
+        """The game's PettingZoo env as RLlib plays it: the seat to act gets its own observation and mask
+        (the env's, as PettingZoo's classic envs give them); each seat's rewards reach it at its next turn
+        (PettingZoo's cumulative rewards); an illegal action raises ``ValueError`` instead of ending the
+        game; ``taken`` counts the actions played."""
+
+        def __init__(self, config: dict) -> None:
+            spec, rules = _game_and_rules(config)
+            super().__init__(spec.make_env(rules))
+            self.taken, self.mask = 0, None
+
+        def reset(self, *, seed=None, options=None):
+            obs, info = super().reset(seed=seed, options=options)
+            self.mask = obs[self.env.agent_selection]["action_mask"]
+            return obs, info
+
+        def step(self, action_dict):
+            agent = self.env.agent_selection
+            if set(action_dict) != {agent}:
+                raise ValueError(f"it is {agent}'s turn, got actions for {sorted(action_dict)}")
+            action = int(action_dict[agent])
+            if not 0 <= action < len(self.mask) or not self.mask[action]:
+                raise ValueError(f"RLlib chose an illegal action {action} for {agent}")
+            self.taken += 1
+            obs, rewards, terminated, truncated, info = super().step(action_dict)
+            if not terminated["__all__"] and not truncated["__all__"]:
+                self.mask = obs[self.env.agent_selection]["action_mask"]
+            return obs, rewards, terminated, truncated, info
+
+    return CheckedPettingZooEnv
+
+
+def masked_module_class():
+    """:class:`MaskedPPOModule`: PPO's default torch RLModule over the ``observation`` part of the
+    observation, its logits of illegal actions (``action_mask`` 0) set to the float minimum."""
+    import torch
+    from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.utils.torch_utils import FLOAT_MIN
+
+    class MaskedPPOModule(DefaultPPOTorchRLModule):
+        """PPO's default torch module; its networks read ``observation``, its logits obey ``action_mask``."""
+
+        def __init__(self, *, observation_space=None, **kwargs) -> None:
+            self.observation_space_with_mask = observation_space
+            super().__init__(observation_space=observation_space["observation"], **kwargs)
+
+        def setup(self) -> None:
+            super().setup()
+            self.observation_space = self.observation_space_with_mask
+
+        @staticmethod
+        def _split(batch: dict) -> tuple[object, dict]:
+            obs = batch[Columns.OBS]
+            if not isinstance(obs, dict):  # already split (compute_values keeps the mask aside)
+                return batch["action_mask"], batch
+            return obs["action_mask"], {**batch, Columns.OBS: obs["observation"]}
+
+        @staticmethod
+        def _masked(out: dict, mask) -> dict:
+            logits = out[Columns.ACTION_DIST_INPUTS]
+            out[Columns.ACTION_DIST_INPUTS] = torch.where(mask > 0, logits, torch.full_like(logits, FLOAT_MIN))
+            return out
+
+        def _forward_inference(self, batch, **kwargs):
+            mask, batch = self._split(batch)
+            return self._masked(super()._forward_inference(batch, **kwargs), mask)
+
+        def _forward_exploration(self, batch, **kwargs):
+            mask, batch = self._split(batch)
+            return self._masked(super()._forward_exploration(batch, **kwargs), mask)
+
+        def _forward_train(self, batch, **kwargs):
+            mask, batch = self._split(batch)
+            return self._masked(super()._forward_train(batch, **kwargs), mask)
+
+        def compute_values(self, batch, embeddings=None):
+            mask, split = self._split(batch)
+            if split is not batch:
+                batch[Columns.OBS], batch["action_mask"] = split[Columns.OBS], mask
+            return super().compute_values(batch, embeddings)
+
+    return MaskedPPOModule
+
+
+@dataclasses.dataclass(frozen=True)
+class Setup:
+    """What one RLlib PPO run needs besides the game: its scale and PPO's main settings."""
+
+    #: Env runners (Ray actors sampling games; 0: sample in the driver) and games each steps at once.
+    env_runners: int = 0
+    envs_per_runner: int = 16
+    #: Env steps per PPO update (all runners together), minibatch and epochs.
+    batch: int = 2048
+    minibatch: int = 256
+    epochs: int = 4
+    lr: float = 3e-4
+    gamma: float = 0.99
+    entropy: float = 0.01
+    hidden: tuple[int, ...] = (128, 128)
+    seed: int = 0
+    #: A multi-player game's env (:func:`multi_agent_env`): ``pettingzoo`` or ``core``.
+    multi_env: str = "pettingzoo"
+
+
+def ppo_config(game: str, rules=None, setup: Setup = Setup()):
+    """RLlib's ``PPOConfig`` for ``game`` under ``rules`` (default the game's): a solo game on
+    :class:`CoreVectorEnv`, a multi-player one on :func:`multi_agent_env` with one shared policy,
+    both with :func:`masked_module_class`'s module. ``ValueError`` for an unknown game."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.tune.registry import register_env
+
+    spec = envs.spec(game)
+    rules = rules if rules is not None else spec.rules_class()()
+    module = RLModuleSpec(module_class=masked_module_class(), model_config={
+        "fcnet_hiddens": list(setup.hidden), "fcnet_activation": "tanh", "head_fcnet_hiddens": []})
+    config = (PPOConfig()
+              .framework("torch")
+              .env_runners(num_env_runners=setup.env_runners, num_envs_per_env_runner=setup.envs_per_runner)
+              .training(train_batch_size_per_learner=setup.batch, minibatch_size=setup.minibatch,
+                        num_epochs=setup.epochs, lr=setup.lr, gamma=setup.gamma, entropy_coeff=setup.entropy)
+              .debugging(seed=setup.seed))
+    name = f"aerodeck-rllib-{spec.id}"
+    if spec.solo:
+        register_env(name, lambda ctx: _solo_env(spec.id, rules, ctx, setup.seed))
+        return (config.environment(name, disable_env_checking=True)
+                .env_runners(gym_env_vectorize_mode="vector_entry_point")
+                .rl_module(rl_module_spec=module))
+    register_env(name, lambda ctx: multi_agent_env({**ctx, "game": spec.id, "rules": rules, "seed": setup.seed,
+                                                    "env": setup.multi_env}))
+    return (config.environment(name, disable_env_checking=True)
+            .multi_agent(policies={SHARED}, policy_mapping_fn=lambda agent, episode, **kw: SHARED)
+            .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={SHARED: module})))
+
+
+def _solo_env(game: str, rules, ctx, seed: int):
+    """The solo env RLlib asks for: a :class:`CoreVectorEnv` of ``ctx["num_envs"]`` games, seeded apart
+    per env runner (``ctx.worker_index``)."""
+    worker = getattr(ctx, "worker_index", 0)
+    return CoreVectorEnv(game, rules, int(ctx.get("num_envs", 1)), seed=(seed + 7919 * worker) % 2**64)
+
+
+class ModuleAgent:
+    """An RLlib module as an ``aerodeck`` agent (``aerodeck.agents.base``): greedy (or sampled) masked
+    actions ``int64 (B,)`` for observations ``float32 (B, O)`` and masks ``bool (B, A)``, one batched forward
+    pass — so ``aerodeck bench``'s functions measure it."""
+
+    name = "rllib"
+    needs_view = False
+    takes_keys = False
+
+    def __init__(self, module) -> None:
+        self.module = module
+        self.key = 0
+
+    def act(self, observations, masks, view=None):
+        import torch
+        from ray.rllib.core.columns import Columns
+
+        batch = {Columns.OBS: {"observation": torch.as_tensor(np.asarray(observations, np.float32)),
+                               "action_mask": torch.as_tensor(np.asarray(masks, np.float32))}}
+        with torch.no_grad():
+            logits = self.module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS]
+        return logits.argmax(-1).numpy().astype(np.int64)
+
+
+def policy_module(algo):
+    """The trained torch module of ``algo`` (the shared policy of a multi-player game)."""
+    from ray.rllib.core import DEFAULT_MODULE_ID
+
+    modules = algo.get_module(SHARED) if SHARED in algo.config.policies else algo.get_module(DEFAULT_MODULE_ID)
+    return modules
+
+
+def train(game: str, rules=None, setup: Setup = Setup(), iterations: int = 1, log=None) -> tuple[object, dict]:
+    """Train ``game`` with RLlib's PPO for ``iterations`` updates on the Ray instance already started (or
+    a local one); the algorithm and its last result. ``log(iteration, result)`` after each."""
+    algo = ppo_config(game, rules, setup).build_algo()
+    result = {}
+    for i in range(iterations):
+        result = algo.train()
+        if log is not None:
+            log(i + 1, result)
+    return algo, result
+
+
+def env_steps(result: dict) -> int:
+    """The env steps sampled over the run so far, from an ``algo.train()`` result."""
+    from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME
+
+    return int(result.get(ENV_RUNNER_RESULTS, {}).get(NUM_ENV_STEPS_SAMPLED_LIFETIME, 0))
+
+
+def timed_train(game: str, rules=None, setup: Setup = Setup(), steps: int = 10_000) -> tuple[object, float, int]:
+    """Train until ``steps`` env steps are sampled; the algorithm, its wall seconds (build excluded) and
+    the env steps sampled."""
+    algo = ppo_config(game, rules, setup).build_algo()
+    began, sampled = time.perf_counter(), 0
+    while sampled < steps:
+        sampled = env_steps(algo.train())
+    return algo, time.perf_counter() - began, sampled
+
+
+def against_random(game: str, rules, module, games: int, seed: int = 12345) -> dict:
+    """``module``'s greedy play (:class:`ModuleAgent`) against random play, measured as ``aerodeck bench``
+    does on the deals of ``seed``: a solo game's paired mean score difference (module − random on the
+    same ``games`` deals), a multi-player game's win rate of the module in one seat (rotated) against
+    random players in the others (fair share 1/n). Returns bench's report dictionary."""
+    from aerodeck.agents.registry import make_agent
+    from aerodeck.bench.bench import bench_solo, bench_tournament
+    from aerodeck.arena.loop import agent_seed
+
+    spec = envs.spec(game)
+    rules = rules if rules is not None else spec.rules_class()()
+    randomly = make_agent(spec.id, "random", rules, seed=agent_seed(seed, 0))
+    learner = ModuleAgent(module)
+    if spec.solo:
+        return bench_solo(spec, rules, ["random", "rllib"], [randomly, learner], [games, games], seed, progress=False)
+    n = spec.players(rules)
+    return bench_tournament(spec, rules, ["rllib", "random"], [learner, randomly], games, seed,
+                            lineup=[0] + [1] * (n - 1), progress=False)
+
+
+def main(argv=None) -> int:
+    """``python -m aerodeck.train.rllib GAME``: train GAME with RLlib's PPO on a Ray cluster (or a local
+    Ray), save the algorithm as an RLlib checkpoint in ``--out`` and measure its greedy play against
+    random play (:func:`against_random`)."""
+    import argparse
+    import sys
+    from pathlib import Path
+
+    import ray
+
+    from aerodeck.cli.args import load_rules
+
+    p = argparse.ArgumentParser(prog="python -m aerodeck.train.rllib", description=main.__doc__)
+    p.add_argument("game", choices=envs.games())
+    p.add_argument("--address", help="the Ray cluster's address (default: a local Ray on the local CPUs)")
+    p.add_argument("--cpus", type=int, help="without --address: the local Ray's CPUs (default all)")
+    p.add_argument("--iterations", type=int, default=20, help="PPO updates (default 20)")
+    p.add_argument("--env-runners", type=int, default=0, help="Ray actors sampling games (default 0: the driver samples)")
+    p.add_argument("--envs-per-runner", type=int, default=16, help="games each runner steps at once (default 16)")
+    p.add_argument("--batch", type=int, default=2048, help="env steps per update, all runners together (default 2048)")
+    p.add_argument("--players", type=int, help="multi-player games: number of players")
+    p.add_argument("--rule", dest="rule_items", action="append", default=[], metavar="KEY=VALUE",
+                   help="a rule option (repeat)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the games and the network (default 0)")
+    p.add_argument("--eval-games", type=int, default=1000, help="deals of the final measurement (default 1000)")
+    p.add_argument("--out", type=Path, required=True, help="where the RLlib checkpoint is written")
+    args = p.parse_args(argv)
+    for flag, value in (("--iterations", args.iterations), ("--envs-per-runner", args.envs_per_runner),
+                        ("--batch", args.batch), ("--eval-games", args.eval_games)):
+        if value < 1:
+            p.error(f"{flag} must be at least 1, got {value}")
+    if args.env_runners < 0:
+        p.error(f"--env-runners must be 0 or more, got {args.env_runners}")
+    spec = envs.spec(args.game)
+    try:
+        rules = load_rules(spec, None, args.rule_items, None, players=args.players)
+    except ValueError as err:
+        p.error(str(err))
+    setup = Setup(env_runners=args.env_runners, envs_per_runner=args.envs_per_runner, batch=args.batch,
+                  minibatch=min(256, args.batch), seed=args.seed)
+    if args.address is not None and args.cpus is not None:
+        p.error("--cpus applies to a local Ray (no --address)")
+    started = not ray.is_initialized()  # called from Python with Ray running: use it, leave it running
+    if started:
+        ray.init(address=args.address, num_cpus=args.cpus, include_dashboard=False, log_to_driver=False)
+    try:
+        def log(i, result):
+            ret = result.get("env_runners", {}).get("episode_return_mean")
+            print(f"iteration {i}/{args.iterations}: {env_steps(result):,} env steps; mean episode return "
+                  f"{'n/a' if ret is None else f'{ret:.3f}'}", file=sys.stderr, flush=True)
+
+        algo, _ = train(spec.id, rules, setup, args.iterations, log)
+        saved = algo.save_to_path(str(args.out.resolve()))
+        report = against_random(spec.id, rules, policy_module(algo), args.eval_games, seed=args.seed + 1)
+        algo.stop()
+    finally:
+        if started:
+            ray.shutdown()
+    if spec.solo:
+        gap = report["comparisons"][0]["mean_score_difference"]
+        mine = report["agents"]["rllib"]["mean_score"]
+        print(f"greedy play: mean score {mine['value']:.3f} [{mine['low']:.3f}, {mine['high']:.3f}]; against random "
+              f"play on the same {args.eval_games:,} deals {gap['value']:+.3f} [{gap['low']:+.3f}, {gap['high']:+.3f}]")
+    else:
+        rate = report["agents"]["rllib"]["win_rate"]
+        print(f"greedy play: win rate {rate['value']:.3f} [{rate['low']:.3f}, {rate['high']:.3f}] in one seat against "
+              f"random players (fair share {report['agents']['rllib']['fair_share']:.3f}), {report['games']:,} games")
+    print(f"wrote the RLlib checkpoint to {saved}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
