@@ -22,6 +22,10 @@ from aerodeck.envs.registry import load
 #: MaskablePPO model; needs the ``train`` extra).
 from aerodeck.envs.registry import PPO, RANDOM  # noqa: E402
 
+#: The agent that plays a model of the one-file masked PPO (``train/ppo_lite.py``): ``ppo-lite:path=MODEL.pt``
+#: (every game; needs torch, which comes with the train extra).
+PPO_LITE = "ppo-lite"
+
 
 def game_spec(game: str | envs.GameSpec) -> envs.GameSpec:
     """``game`` if it is a GameSpec, else the registered spec of the game id ``game`` (``ValueError`` if unknown)."""
@@ -35,15 +39,16 @@ def agent_names(game: str | envs.GameSpec) -> list[str]:
 
 def agent_kinds(game: str | envs.GameSpec) -> list[str]:
     """Every agent spec name ``game`` accepts, for lists shown to a user: :func:`agent_names` (the
-    registry's) and ``restricted`` (any of them with action kinds taken away)."""
-    return [*agent_names(game), restricted.NAME]
+    registry's), ``ppo-lite`` (a model of ``train/ppo_lite.py``) and ``restricted`` (any of them with
+    action kinds taken away)."""
+    return [*agent_names(game), PPO_LITE, restricted.NAME]
 
 
 def describe_kinds(game: str | envs.GameSpec) -> str:
     """The agent kinds of ``game`` in one line for help texts and errors, the spellings that need one
     shown: ``random, heuristic, …, ppo (ppo:path=FILE.zip, ppo:general), restricted (restricted:base=AGENT,
     forbid=KIND)``."""
-    spelled = {PPO: f"{PPO} ({PPO}:path=FILE.zip, {PPO}:general)",
+    spelled = {PPO: f"{PPO} ({PPO}:path=FILE.zip, {PPO}:general)", PPO_LITE: f"{PPO_LITE} ({PPO_LITE}:path=MODEL.pt)",
                restricted.NAME: f"{restricted.NAME} ({restricted.NAME}:base=AGENT,forbid=KIND)"}
     return ", ".join(spelled.get(name, name) for name in agent_kinds(game))
 
@@ -58,6 +63,11 @@ def agent_class(game: str | envs.GameSpec, name: str) -> type[Agent]:
             return load("aerodeck.agents.ppo:PPOAgent")
         except ImportError as err:  # torch and sb3-contrib come with the train extra
             raise ValueError(f"agent 'ppo' needs the train extra: pip install -e '.[train]' ({err})") from None
+    if name == PPO_LITE:
+        try:
+            return load("aerodeck.agents.ppo_lite:PPOLiteAgent")
+        except ImportError as err:
+            raise ValueError(f"agent 'ppo-lite' needs torch (the train extra): pip install -e '.[train]' ({err})") from None
     if name not in spec.agents:
         raise ValueError(f"unknown agent {name!r} for {spec.id}; available: {describe_kinds(spec)}")
     return load(spec.agents[name])
