@@ -122,6 +122,9 @@ class GameSpec:
     ladder: tuple[tuple[tuple[str, ...], int], ...] = ()
     #: The game in words for ``aerodeck play`` / ``replay``: a module (``aerodeck.envs.common.protocols.TextModule``), or ``None``.
     text: Any = None
+    #: The game on a web page for ``aerodeck serve``: a module (``board``, ``parts``, ``STYLE``; the protocol is
+    #: in ``aerodeck/serve/tables.py``), or ``None`` (the game cannot be played or watched in the browser).
+    web: Any = None
     #: ``summary(core, state) -> dict`` (``aerodeck.envs.common.protocols.Summary``): the end-of-game figures, or
     #: ``None`` (the score is the sum of a seat's rewards, the standing the score, no tallies).
     summary: Any = None
@@ -158,9 +161,6 @@ class GameSpec:
         for field, name in (("opponent", self.opponent), ("prior", self.prior)):
             if name is not None and name not in offered:
                 raise ValueError(f"{where}: {field} {name!r} is not an agent of the game; agents: {', '.join(offered)}")
-        unknown = sorted({s.partition(":")[0] for s in self.ladder_agents()} - set(offered) - {"restricted"})
-        if unknown:
-            raise ValueError(f"{where}: the ladder names unknown agents {unknown}; agents: {', '.join(offered)}")
         if not self.variants or any(not isinstance(v, Mapping) for v in self.variants):
             raise ValueError(f"{where}: variants must be a non-empty tuple of option mappings")
 
@@ -228,6 +228,12 @@ class GameSpec:
             raise ValueError(f"{self.id} cannot be shown in words (its GameSpec names no text module)")
         return load(self.text)
 
+    def web_module(self) -> ModuleType:
+        """The game on a web page (see the field); ``ValueError`` if the game has none."""
+        if self.web is None:
+            raise ValueError(f"{self.id} cannot be shown on a web page (its GameSpec names no web module)")
+        return load(self.web)
+
     def summary_of(self):
         """The ``summary`` function (see the field), or ``None``."""
         return None if self.summary is None else load(self.summary)
@@ -286,6 +292,7 @@ GAMES: dict[str, GameSpec] = {
             vector="aerodeck.envs.airport_scramble.vector:AirportScrambleVectorEnv",
             sb3="aerodeck.envs.airport_scramble.sb3:AirportScrambleSB3VecEnv",
             text="aerodeck.envs.airport_scramble.text",
+            web="aerodeck.envs.airport_scramble.web",
             view="aerodeck.envs.airport_scramble.view:AirportScrambleView",
             rule_prefix="AS",
             rule_ids=tuple(range(1, 20)),
@@ -321,6 +328,7 @@ GAMES: dict[str, GameSpec] = {
             env="aerodeck.envs.flight_tycoon.env:env",
             sb3="aerodeck.envs.flight_tycoon.sb3:FlightTycoonSB3VecEnv",
             text="aerodeck.envs.flight_tycoon.text",
+            web="aerodeck.envs.flight_tycoon.web",
             view="aerodeck.envs.flight_tycoon.view:FlightTycoonView",
             rule_prefix="FT",
             rule_ids=tuple(range(1, 18)),

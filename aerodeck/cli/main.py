@@ -17,7 +17,7 @@ import time
 from aerodeck import envs
 
 # Sub-command modules, in the order ``aerodeck --help`` lists them.
-COMMANDS = ["aerodeck.cli.run", "aerodeck.train.cli", "aerodeck.bench.bench", "aerodeck.watch.play", "aerodeck.watch.replay", "aerodeck.judge.compare", "aerodeck.judge.sweep", "aerodeck.judge.tune"]
+COMMANDS = ["aerodeck.cli.run", "aerodeck.train.cli", "aerodeck.bench.bench", "aerodeck.watch.play", "aerodeck.watch.replay", "aerodeck.judge.compare", "aerodeck.judge.sweep", "aerodeck.judge.tune", "aerodeck.serve.cli"]
 
 
 class Parser(argparse.ArgumentParser):
