@@ -6,6 +6,7 @@ and discovers the games of installed plugins (entry-point group ``aerodeck.games
 - ``aerodeck.envs``: the games (rules, engines, environment APIs) and their registry;
 - ``aerodeck.agents``: policies on batches (random, heuristic, search, expert, ppo);
 - ``aerodeck.train``: the tools users run (train, bench, compare / sweep / tune, play, replay) and the CLI;
+- ``aerodeck.tasks()`` / ``aerodeck.task(name)``: the benchmark's named tasks (``aerodeck.bench.tasks``);
 - ``aerodeck.testing``: the contract check a game's author runs (:func:`aerodeck.testing.check_game`).
 
 The PettingZoo game keeps its versioned module: ``from aerodeck import flight_tycoon_v0``.
@@ -17,4 +18,14 @@ from aerodeck.envs import GameSpec, games, make_core, spec, specs, view_of_env
 
 __version__ = "0.1.0"
 
-__all__ = ["GameSpec", "envs", "flight_tycoon_v0", "games", "make_core", "spec", "specs", "view_of_env"]
+__all__ = ["GameSpec", "envs", "flight_tycoon_v0", "games", "make_core", "spec", "specs", "task", "tasks", "view_of_env"]
+
+
+def __getattr__(name: str):
+    """``aerodeck.tasks()`` and ``aerodeck.task(name)``: the benchmark's tasks (``aerodeck.bench.tasks``),
+    imported on first use so that ``import aerodeck`` stays cheap."""
+    if name in ("task", "tasks"):
+        from aerodeck.bench import tasks as _tasks
+
+        return getattr(_tasks, name)
+    raise AttributeError(f"module 'aerodeck' has no attribute {name!r}")

@@ -1,0 +1,487 @@
+"""The benchmark's named tasks: each fixes a game's rules, the opponents, the learner's reward and
+observation, the env-step budget results are reported at and the held-out evaluation deals.
+
+``aerodeck.tasks()`` lists every :class:`Task`, ``aerodeck.task("as-standard-v0")`` gives one. A task
+builds its batched training env (:meth:`Task.make_vec_env`, :meth:`Task.make_sb3_env`) and evaluates an
+agent by the protocol (:meth:`Task.evaluate`): greedy masked play on the task's evaluation deals, the
+raw score per game (Airport Scramble: tickets completed; Flight Tycoon: the learner's win share, 1/k for
+a k-way shared win by the FT-12 standings) and the normalized score, random = 0 and heuristic = 1,
+each with a 95 % interval.
+
+Held-out deals, by construction: every game a training env deals has a seed below 2**63 (the envs
+draw their games from ``numpy`` generators over ``[0, 2**63)``; the run seed is mapped into that half by
+:func:`training_seeds`), every evaluation deal a seed with the top bit set (:func:`evaluation_seeds`:
+a counter-based stream keyed by the task's name, its top bit set). No training run can meet an
+evaluation deal, whatever its seed.
+
+The reference scores (random, heuristic and, where affordable, search) are measured by
+``aerodeck tasks --measure`` (:mod:`aerodeck.bench.measure`) and shipped in ``data/reference.json``;
+the rules-generalization tasks' train and held-out rule variants in ``data/variants.json``
+(``aerodeck tasks --split``). The statistics over training seeds are :mod:`aerodeck.bench.protocol`'s.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import json
+import math
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from aerodeck import envs
+from aerodeck.envs.airport_scramble.vector import AirportScrambleVectorEnv
+from aerodeck.envs.common.checks import check_seed
+from aerodeck.envs.common.rng import game_seeds
+
+#: The folder of the task data files shipped with the package.
+DATA = Path(__file__).resolve().parent / "data"
+#: The reference scores of every task (``aerodeck tasks --measure`` writes it).
+REFERENCE_FILE = DATA / "reference.json"
+#: The rules-generalization split of each game (``aerodeck tasks --split`` writes it).
+VARIANTS_FILE = DATA / "variants.json"
+#: Every evaluation deal's seed has this bit set; no training deal's has (see the module docstring).
+EVAL_BIT = np.uint64(1 << 63)
+#: The confidence level of every interval of the protocol.
+LEVEL = 0.95
+
+
+# --- deals ----------------------------------------------------------------------------------------------
+
+def task_key(name: str) -> int:
+    """The 64-bit key of a task's evaluation deals: the first 8 bytes of the SHA-256 of its name
+    (fixed forever for a versioned name)."""
+    return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "little")
+
+
+def evaluation_seeds(name: str, games: int) -> np.ndarray:
+    """The first ``games`` evaluation deals of task ``name``: ``uint64 (games,)``, every one with the top
+    bit set (:data:`EVAL_BIT`), from the counter-based stream keyed by :func:`task_key`."""
+    return game_seeds(task_key(name), games) | EVAL_BIT
+
+
+def training_seeds(seed: int, count: int) -> np.ndarray:
+    """``count`` training deals of a run seeded ``seed`` (any seed in ``[0, 2**64)``): ``uint64 (count,)``,
+    every one below 2**63 (the top bit cleared), so never an evaluation deal."""
+    return game_seeds(check_seed(seed), count) & ~EVAL_BIT
+
+
+def is_evaluation_seed(seeds) -> np.ndarray:
+    """``bool`` per seed: whether it lies in the evaluation half (top bit set)."""
+    return (np.asarray(seeds, np.uint64) & EVAL_BIT) != 0
+
+
+# --- results --------------------------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class Interval:
+    """A mean with its 95 % interval (``low``, ``high``) over ``n`` games."""
+
+    value: float
+    low: float
+    high: float
+    n: int
+
+    def holds(self, x: float) -> bool:
+        """Whether ``x`` lies in the interval."""
+        return self.low <= x <= self.high
+
+    def to_dict(self) -> dict:
+        return {"value": self.value, "low": self.low, "high": self.high, "n": self.n, "level": LEVEL}
+
+    def __str__(self) -> str:
+        return f"{self.value:.3f} [{self.low:.3f}, {self.high:.3f}]"
+
+
+def mean_interval(samples) -> Interval:
+    """The mean of ``samples`` (``float (n,)``) with its Student-t 95 % interval."""
+    from aerodeck.stats.estimates import mean_ci
+
+    est = mean_ci(np.asarray(samples, np.float64), LEVEL)
+    return Interval(float(est.value), float(est.low), float(est.high), int(est.n))
+
+
+@dataclasses.dataclass(frozen=True)
+class Evaluation:
+    """An agent's evaluation on a task.
+
+    ``scores``: the raw score of each game, ``float64 (G,)`` in deal order (a rules-generalization task:
+    ``(V, G)``, one row per held-out variant); ``raw``: their mean with its 95 % interval (a
+    generalization task: the mean over variants); ``normalized``: random = 0, heuristic = 1 with its
+    95 % interval (the references are constants of the task, measured on the same deals);
+    ``variants``: a generalization task's per-variant figures. ``normalized`` is ``None`` while the task
+    has no references (``aerodeck tasks --measure`` measures them)."""
+
+    task: str
+    agent: str
+    seed: int
+    scores: np.ndarray
+    raw: Interval
+    normalized: Interval | None
+    variants: tuple = ()
+
+    @property
+    def games(self) -> int:
+        """Games per rules set."""
+        return int(self.scores.shape[-1])
+
+    def to_dict(self) -> dict:
+        """JSON-ready figures (the per-game scores left out)."""
+        out = {"task": self.task, "agent": self.agent, "seed": self.seed, "games": self.games,
+               "raw": self.raw.to_dict(),
+               "normalized": None if self.normalized is None else self.normalized.to_dict()}
+        if self.variants:
+            out["variants"] = [dict(v) for v in self.variants]
+        return out
+
+
+# --- tasks ----------------------------------------------------------------------------------------------
+
+#: The learner's observation on a task: the game's own observation of the learner's seat, or (rules-
+#: generalization tasks) that observation laid out in the variant family's layout with the rule features after it.
+OBSERVATIONS = {
+    "core": "the core's observation of the learner's seat (float32), the legal mask beside it",
+    "general": "the core's observation in the family layout of the variant space, then the rule features "
+               "(aerodeck.agents.variants.VariantSpace.features); actions and masks in the family layout",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Task:
+    """One benchmark task (see the module docstring).
+
+    ``opponents``: agent specs of the other seats (empty for a solo game); with ``population``, the
+    members of a fixed population, one drawn per game to play every other seat. ``reward``: the
+    learner's reward (Airport Scramble: ``tickets``, +1 per completed ticket; Flight Tycoon: the
+    rules' ``reward`` option). ``reference``: raw scores ``{"random", "heuristic", "search"}`` on the
+    evaluation deals (``search`` ``None`` where not measured). A rules-generalization task also has
+    ``train_variants`` and ``test_variants`` (rules objects) and ``space`` (their
+    ``VariantSpace``), and per-variant references in ``reference["variants"]``."""
+
+    name: str
+    game: str
+    rules: Any
+    opponents: tuple[str, ...]
+    reward: str
+    observation: str
+    budget_steps: int
+    eval_games: int
+    reference: Mapping = dataclasses.field(compare=False, hash=False)
+    description: str = ""
+    population: bool = False
+    train_variants: tuple = ()
+    test_variants: tuple = ()
+    space: Any = dataclasses.field(default=None, compare=False, hash=False)
+
+    # --- what the task is ------------------------------------------------------------------------------
+
+    @property
+    def spec(self):
+        """The game's ``GameSpec``."""
+        return envs.spec(self.game)
+
+    @property
+    def general(self) -> bool:
+        """A rules-generalization task (trained on ``train_variants``, evaluated on ``test_variants``)."""
+        return bool(self.test_variants)
+
+    @property
+    def players(self) -> int:
+        return self.spec.players(self.rules)
+
+    def describe_opponents(self) -> str:
+        """The opponents in words: ``-`` (solo), ``3 x random``, ``population: random | heuristic``."""
+        if not self.opponents:
+            return "-"
+        if self.population:
+            return "per game one of: " + " | ".join(self.opponents) + f" (x{self.players - 1})"
+        if len(set(self.opponents)) == 1:
+            return f"{len(self.opponents)} x {self.opponents[0]}"
+        return ", ".join(self.opponents)
+
+    def describe_rules(self) -> str:
+        """The rules in words: the options that differ from the defaults, or the split."""
+        if self.general:
+            return (f"{len(self.train_variants)} train / {len(self.test_variants)} held-out variants of "
+                    f"{self.space.describe()}")
+        return self.rules.label()
+
+    def to_dict(self) -> dict:
+        """The task as ``aerodeck tasks --json`` prints it."""
+        out = {"name": self.name, "game": self.game, "rules": self.rules.to_dict(), "rules_label": self.describe_rules(),
+               "opponents": list(self.opponents), "population": self.population, "reward": self.reward,
+               "observation": self.observation, "budget_steps": self.budget_steps, "eval_games": self.eval_games,
+               "reference": {k: self.reference.get(k) for k in ("random", "heuristic", "search")},
+               "description": self.description}
+        if self.reference.get("search_games"):
+            out["reference"]["search_games"] = self.reference["search_games"]
+        if self.general:
+            out["space"] = self.space.to_dict()
+            out["train_variants"] = [r.changes() for r in self.train_variants]
+            out["test_variants"] = [r.changes() for r in self.test_variants]
+            out["reference"]["variants"] = self.reference.get("variants")
+        return out
+
+    # --- deals ---------------------------------------------------------------------------------------
+
+    def eval_seeds(self, games: int | None = None) -> np.ndarray:
+        """The held-out evaluation deals: ``uint64 (games,)`` (default ``eval_games``), each with the top
+        bit set, so no training env ever deals one (:func:`evaluation_seeds`)."""
+        return evaluation_seeds(self.name, self.eval_games if games is None else int(games))
+
+    # --- normalization ---------------------------------------------------------------------------------
+
+    @property
+    def has_reference(self) -> bool:
+        """Whether the random and heuristic references are measured (``aerodeck tasks --measure``)."""
+        refs = [self.reference] + (list(self.reference.get("variants") or []) if self.general else [])
+        return all(r.get("random") is not None and r.get("heuristic") is not None for r in refs) and \
+            (not self.general or len(self.reference.get("variants") or []) == len(self.test_variants))
+
+    def normalize(self, raw, variant: int | None = None):
+        """The normalized score of raw score(s) ``raw`` (a float or an array): ``(raw - random) /
+        (heuristic - random)`` with this task's references (a generalization task: those of held-out
+        variant ``variant``; without it, the means over the variants). ``ValueError`` if the task has
+        no references yet (``aerodeck tasks --measure``)."""
+        ref = self.reference if variant is None else self.reference["variants"][variant]
+        low, high = ref.get("random"), ref.get("heuristic")
+        if low is None or high is None:
+            raise ValueError(f"task {self.name} has no reference scores yet: run `aerodeck tasks --measure`")
+        out = (np.asarray(raw, np.float64) - low) / (high - low)
+        return float(out) if np.ndim(out) == 0 else out
+
+    # --- training envs ---------------------------------------------------------------------------------
+
+    def opponent_agents(self, rules=None, seed: int = 0) -> list:
+        """The opponents' agents under ``rules`` (default the task's), each with its own seed derived from ``seed``."""
+        from aerodeck.agents.registry import make_agent
+        from aerodeck.arena.loop import agent_seed
+
+        rules = self.rules if rules is None else rules
+        specs = list(dict.fromkeys(self.opponents))
+        return [make_agent(self.game, s, rules, seed=agent_seed(seed, 1 + i)) for i, s in enumerate(specs)]
+
+    def make_vec_env(self, num_envs: int, seed: int = 0):
+        """The task's batched training env of ``num_envs`` games, its deals keyed by the run ``seed``
+        (always training deals, :func:`training_seeds`). Airport Scramble: a Gymnasium ``VectorEnv``
+        (``reset`` → ``obs, infos``; ``step`` → ``obs, rewards, terminated, truncated, infos``); Flight
+        Tycoon: the batched learner view (``aerodeck.envs.flight_tycoon.learner.LearnerGames``: ``reset``
+        → ``obs, masks``; ``step`` → ``obs, rewards, dones, infos``). Both: ``action_masks()`` ``bool
+        (num_envs, n_actions)``, observations ``float32 (num_envs, obs_dim)``, same-step autoreset. A
+        rules-generalization task: :class:`aerodeck.bench.general.GeneralVecEnv` over the train variants."""
+        if self.general:
+            from aerodeck.bench.general import GeneralVecEnv
+
+            return GeneralVecEnv(self, num_envs, seed)
+        return self._vec_env(self.rules, num_envs, seed)
+
+    def _vec_env(self, rules, num_envs: int, seed: int):
+        seed = check_seed(seed)
+        if self.spec.solo:
+            return TrainingVectorEnv(num_envs, seed, rules=rules)
+        from aerodeck.envs.flight_tycoon.learner import LearnerGames
+
+        return LearnerGames(num_envs, rules, **self._learner_options(rules, seed))
+
+    def _learner_options(self, rules, seed: int) -> dict:
+        """``opponents`` (and ``assign`` for a population) and the deal seed of a Flight Tycoon learner view."""
+        agents = self.opponent_agents(rules, seed)
+        deal_seed = int(training_seeds(seed, 1)[0])
+        if self.population:
+            draws = np.random.default_rng([deal_seed, 0x9097])
+            return {"opponents": [a.act for a in agents], "seed": deal_seed,
+                    "assign": lambda count: draws.integers(0, len(agents), size=count)}
+        acts = {s: a.act for s, a in zip(dict.fromkeys(self.opponents), agents)}
+        return {"opponents": [acts[s] for s in self.opponents], "seed": deal_seed}
+
+    def make_sb3_env(self, num_envs: int, seed: int = 0):
+        """The stable-baselines3 ``VecEnv`` of the same games as :meth:`make_vec_env` (needs the ``train``
+        extra; sb3-contrib's MaskablePPO reads its ``action_masks()``)."""
+        if self.general:
+            from aerodeck.bench.general import GeneralSB3VecEnv
+
+            return GeneralSB3VecEnv(self.make_vec_env(num_envs, seed))
+        seed = check_seed(seed)
+        if self.spec.solo:
+            return _training_sb3(num_envs, seed, self.rules)
+        return self.spec.make_sb3(num_envs, rules=self.rules, **self._learner_options(self.rules, seed))
+
+    # --- evaluation --------------------------------------------------------------------------------------
+
+    def evaluate(self, agent, games: int | None = None, seed: int = 0, *, batch_size: int = 4096,
+                 progress=False) -> Evaluation:
+        """Play ``agent`` greedily with masks on the task's rules, opponents and evaluation deals (the
+        first ``games``, default ``eval_games``). ``agent``: an agent spec (``"heuristic"``,
+        ``"ppo:path=model.zip"``), an ``aerodeck.agents.base.Agent`` built for the task's rules, or a
+        callable ``rules -> Agent`` (a rules-generalization task builds one per held-out variant);
+        ``seed``: the agent's own seed (its random choices; the deals and the opponents' play stay
+        the task's). Returns an :class:`Evaluation`."""
+        from aerodeck.bench.evaluate import evaluate
+
+        return evaluate(self, agent, games=games, seed=seed, batch_size=batch_size, progress=progress)
+
+
+# --- the training env of a solo task: training deals only ---------------------------------------------------
+
+class TrainingVectorEnv(AirportScrambleVectorEnv):
+    """The Airport Scramble ``VectorEnv`` of a task, dealing training deals only: ``reset(seed=s)`` starts
+    the games :func:`training_seeds` ``(s, num_envs)`` (later games come from a generator over
+    ``[0, 2**63)``); ``reset()`` without a seed, the first time, uses the run ``seed`` the env was made with."""
+
+    def __init__(self, num_envs: int, seed: int = 0, **kwargs) -> None:
+        super().__init__(num_envs, **kwargs)
+        self._run_seed = check_seed(seed)
+
+    def reset(self, *, seed=None, options=None):
+        if seed is None and self._run_seed is not None:
+            seed = self._run_seed
+        self._run_seed = None
+        if seed is not None:
+            seed = [int(s) for s in _training_list(seed, self.num_envs)]
+        return super().reset(seed=seed, options=options)
+
+
+def _training_list(seed, count: int) -> np.ndarray:
+    """The deals of a ``reset(seed=...)``: an int → :func:`training_seeds`; a list → checked to lie in
+    the training half."""
+    if np.ndim(seed) == 0:
+        return training_seeds(int(seed), count)
+    seeds = np.asarray(seed, np.uint64)
+    if is_evaluation_seed(seeds).any():
+        raise ValueError("a task's training env deals seeds below 2**63 only (the upper half holds the "
+                         "evaluation deals); give seeds in 0..2**63-1 or one run seed")
+    return seeds
+
+
+def _training_sb3(num_envs: int, seed: int, rules):
+    from aerodeck.envs.airport_scramble.sb3 import AirportScrambleSB3VecEnv
+
+    class TrainingSB3VecEnv(AirportScrambleSB3VecEnv):
+        """The Airport Scramble SB3 ``VecEnv`` dealing training deals only (``seed(s)``: the deals of
+        :func:`training_seeds`)."""
+
+        def seed(self, seed=None):
+            self._start_seed = None if seed is None else [int(s) for s in _training_list(seed, self.num_envs)]
+            return [None if seed is None else int(s) for s in (self._start_seed or [None] * self.num_envs)]
+
+    env = TrainingSB3VecEnv(num_envs, rules=rules)
+    env.seed(seed)
+    return env
+
+
+# --- the task set ------------------------------------------------------------------------------------------
+
+#: Env steps a task's results are reported at.
+BUDGET = 1_000_000
+#: Evaluation deals per task: Airport Scramble; Flight Tycoon (a multiple of 12: the learner's seat
+#: (4) and a population's member (3) turn over evenly).
+AS_GAMES, FT_GAMES = 2_000, 2_400
+#: Held-out deals per rule variant of a rules-generalization task.
+GENERAL_GAMES = 500
+
+#: name -> (game, rule options, opponents, population, description); the rules-generalization tasks are
+#: added from ``data/variants.json``.
+SPECS: dict[str, tuple] = {
+    "as-standard-v0": ("airport-scramble", {}, (), False,
+                       "Airport Scramble on the standard rules: complete as many tickets as possible."),
+    "as-easy-v0": ("airport-scramble", {"ticket_turn_bonus": 2}, (), False,
+                   "Every ticket gives 2 more turns (AS-3): more time to reach each destination."),
+    "as-hard-v0": ("airport-scramble", {"face_up": 3, "max_replace": 3, "stop_early_cost": 2}, (), False,
+                   "3 face-up slots (AS-6/9, fewer cards to choose from) and stopping a flight early costs 2 "
+                   "more points (AS-8)."),
+    "ft4-random-v0": ("flight-tycoon", {"n_players": 4}, ("random",) * 3, False,
+                      "Flight Tycoon, 4 players: the learner against 3 random players, seats rotated."),
+    "ft4-heuristic-v0": ("flight-tycoon", {"n_players": 4}, ("heuristic",) * 3, False,
+                         "Flight Tycoon, 4 players: the learner against 3 heuristic players, seats rotated."),
+    "ft4-population-v0": ("flight-tycoon", {"n_players": 4}, ("random", "heuristic", "heuristic:noise=2"), True,
+                          "Flight Tycoon, 4 players: each game one member of a fixed population (random, heuristic, "
+                          "a noisy heuristic) plays the 3 other seats; the learner must read whom it faces."),
+}
+#: The rules-generalization tasks: name -> (game, opponents, description).
+GENERAL = {
+    "as-general-v0": ("airport-scramble", (),
+                      "Airport Scramble over rule variants: train on the train variants, evaluated on held-out ones."),
+    "ft4-general-v0": ("flight-tycoon", ("heuristic",) * 3,
+                       "Flight Tycoon, 4 players against 3 heuristic players, over rule variants: train on the "
+                       "train variants, evaluated on held-out ones."),
+}
+
+
+def _read(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        return {}
+
+
+@functools.lru_cache(maxsize=1)
+def _references() -> dict:
+    return _read(REFERENCE_FILE)
+
+
+@functools.lru_cache(maxsize=1)
+def _splits() -> dict:
+    return _read(VARIANTS_FILE)
+
+
+def _reward(spec, rules) -> str:
+    return "tickets" if spec.solo else rules.reward
+
+
+def _build(name: str) -> Task:
+    refs = _references().get(name, {})
+    reference = {"random": refs.get("random"), "heuristic": refs.get("heuristic"), "search": refs.get("search"),
+                 **{k: v for k, v in refs.items() if k not in ("random", "heuristic", "search")}}
+    if name in SPECS:
+        game, options, opponents, population, description = SPECS[name]
+        spec = envs.spec(game)
+        rules = spec.make_rules(**options)
+        return Task(name, game, rules, tuple(opponents), _reward(spec, rules), "core", BUDGET,
+                    AS_GAMES if spec.solo else FT_GAMES, reference, description, population)
+    game, opponents, description = GENERAL[name]
+    spec = envs.spec(game)
+    split = _splits().get(name)
+    if split is None:
+        raise ValueError(f"task {name}: no rule-variant split in {VARIANTS_FILE.name}; run `aerodeck tasks --split`")
+    from aerodeck.agents.variants import VariantSpace
+
+    space = VariantSpace.from_dict(spec, split["space"])
+    R = spec.rules_class()
+    train = tuple(R.from_options({**space.base.to_dict(), **v}) for v in split["train"])
+    test = tuple(R.from_options({**space.base.to_dict(), **v}) for v in split["test"])
+    return Task(name, game, space.base, tuple(opponents), _reward(spec, space.base), "general", BUDGET,
+                GENERAL_GAMES, reference, description, False, train, test, space)
+
+
+def names() -> list[str]:
+    """Every task's name, the single-rules tasks first."""
+    return [*SPECS, *GENERAL]
+
+
+@functools.lru_cache(maxsize=None)
+def _task(name: str) -> Task:
+    return _build(name)
+
+
+def task(name: str) -> Task:
+    """The task named ``name``; ``ValueError`` listing the task names otherwise."""
+    if name not in SPECS and name not in GENERAL:
+        raise ValueError(f"unknown task {name!r}; tasks: {', '.join(names())}")
+    return _task(name)
+
+
+def tasks() -> list[Task]:
+    """Every task, in :func:`names` order."""
+    return [task(n) for n in names()]
+
+
+def reload() -> None:
+    """Forget the tasks and data files read so far (after ``--measure`` or ``--split`` rewrote them)."""
+    _references.cache_clear()
+    _splits.cache_clear()
+    _task.cache_clear()
+
