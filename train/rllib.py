@@ -15,9 +15,14 @@ honoured, each seat seeing only what it may know.
   the float minimum (so they are never sampled nor chosen), for exploration, inference and training.
 - Both envs refuse an illegal action (``ValueError``: the run stops), and count the actions they took.
 
-RLlib is optional (``pip install 'aerodeck[rllib]'``); this module imports it only when used. The
-models trained here are RLlib checkpoints, not the SB3 files ``aerodeck bench``/``play`` load
-(docs/training.md, "Training on a cluster with RLlib").
+- A multi-player game against fixed opponents (agent specs) is a single-agent env,
+  :class:`LearnerVectorEnv`: the learner in one seat of each of B games, the opponents' decisions
+  computed inside the env, batched as the arena plays them.
+
+RLlib is optional (``pip install 'aerodeck[rllib]'``); this module imports it only when used. A whole run
+(budget, evaluations, checkpoints, resume): :func:`train` and ``python -m aerodeck.train.rllib``
+(``aerodeck.train.rllib_run``); its checkpoints play in every tool as the ``rllib`` agent
+(``rllib:path=RUN``, ``aerodeck.agents.rllib``; docs/training.md, "Training on a cluster with RLlib").
 """
 
 from __future__ import annotations
@@ -118,6 +123,133 @@ class CoreVectorEnv(gym.vector.VectorEnv):
         terminated = np.asarray(self.state.done, bool).copy()
         terminated[restart] = False
         self.ended = terminated.copy()
+        return self._obs(), rewards, terminated, np.zeros(self.num_envs, bool), {}
+
+
+class LearnerVectorEnv(gym.vector.VectorEnv):
+    """``num_envs`` games of a multi-player game's batched core, one seat of each played by the learner
+    (the seat of game k is k mod n: every seat equally often) and the others by fixed ``opponents``
+    (agent specs of ``aerodeck.agents.registry``: one for every other seat, or one per seat offset
+    1 … n−1), stepped inside the env: each step plays the learner's decision in every live game, then
+    the opponents' decisions — each opponent once over all the games waiting for it, one batched
+    ``act`` — until every game waits for its learner again or is over. Next-step autoreset, as
+    :class:`CoreVectorEnv`.
+
+    Observations ``{"observation": float32 (B, O), "action_mask": float32 (B, A)}`` are the learner's
+    own (what its seat may know); rewards ``float32 (B,)`` the learner's, its opponents' turns included.
+    Game k (over all rows) is dealt from ``game_seeds(seed, 1, k)``; the opponents are seeded from
+    ``(seed, offset)`` and draw from the keys of (game seed, decision), so a game's play depends only
+    on ``seed``. ``taken``: the learner's actions so far (every one legal)."""
+
+    metadata = {"autoreset_mode": gym.vector.AutoresetMode.NEXT_STEP}
+
+    def __init__(self, game: str, rules=None, num_envs: int = 1, seed: int = 0,
+                 opponents: tuple[str, ...] | list[str] = ("random",)) -> None:
+        from aerodeck.agents.registry import make_agent
+        from aerodeck.arena.loop import agent_seed
+
+        spec = envs.spec(game)
+        if spec.solo:
+            raise ValueError(f"{game} is played solo: train it with CoreVectorEnv")
+        if num_envs < 1:
+            raise ValueError(f"num_envs must be at least 1, got {num_envs}")
+        self.spec_ = spec
+        rules = rules if rules is not None else spec.rules_class()()
+        self.core = spec.make_core(rules, check_actions=False)
+        n = self.core.n_players
+        opponents = list(opponents)
+        if len(opponents) not in (1, n - 1):
+            raise ValueError(f"opponents: give one agent for every other seat or {n - 1} (one per seat offset "
+                             f"1..{n - 1}), got {len(opponents)}")
+        made = {o: make_agent(spec.id, o, rules, seed=agent_seed(seed, 1 + k)) for k, o in enumerate(dict.fromkeys(opponents))}
+        self.opponents = [made[o] for o in (opponents * (n - 1) if len(opponents) == 1 else opponents)]
+        self.num_envs = num_envs
+        one_obs, one_action = _spaces(self.core)
+        self.single_observation_space, self.single_action_space = one_obs, one_action
+        self.observation_space = gym.vector.utils.batch_space(one_obs, num_envs)
+        self.action_space = gym.vector.utils.batch_space(one_action, num_envs)
+        self.seed_, self.dealt, self.taken = seed, 0, 0
+        self.state, self.ended = None, np.zeros(num_envs, bool)
+        self.learner = np.zeros(num_envs, np.int64)
+        self.seeds = np.zeros(num_envs, np.uint64)
+        self.decisions = np.zeros(num_envs, np.int64)
+
+    def _deal(self, rows: np.ndarray) -> None:
+        seeds = game_seeds(self.seed_, rows.size, self.dealt)
+        number = self.dealt + np.arange(rows.size)
+        self.dealt += rows.size
+        if self.state is None:
+            self.state = self.core.init(seeds)
+        else:
+            self.core.reset(self.state, rows, seeds)
+        self.seeds[rows], self.decisions[rows] = seeds, 0
+        self.learner[rows] = number % self.core.n_players
+
+    def _play_opponents(self, rewards: np.ndarray) -> None:
+        """The opponents' decisions until every game waits for its learner or is over; their rewards to
+        the learner added to ``rewards``."""
+        from aerodeck.arena.loop import decide
+
+        core, n, rows = self.core, self.core.n_players, np.arange(self.num_envs)
+        while True:
+            to_act = core.to_act(self.state)
+            waiting = (to_act >= 0) & (to_act != self.learner)
+            if not waiting.any():
+                return
+            offset = (to_act - self.learner) % n
+            actions = np.zeros(self.num_envs, np.int64)
+            masks = core.legal_mask(self.state)
+            for k in range(1, n):
+                games = np.flatnonzero(waiting & (offset == k))
+                if not games.size:
+                    continue
+                agent = self.opponents[k - 1]
+                obs = core.observe(self.state, to_act[games], games=games)
+                view = self.spec_.make_view(core, self.state.take(games), to_act[games]) if agent.needs_view else None
+                actions[games] = decide(agent, obs, masks[games], view, self.seeds[games], self.decisions[games])
+            played = np.flatnonzero(waiting)
+            _refuse_illegal(core, self.state, actions, masks, played)
+            reward = np.asarray(core.step(self.state, actions, games=played), np.float32).reshape(self.num_envs, n)
+            rewards[played] += reward[played, self.learner[played]]
+            self.decisions[played] += 1
+
+    def _obs(self) -> dict:
+        return {"observation": self.core.observe(self.state, self.learner).astype(np.float32),
+                "action_mask": self.core.legal_mask(self.state).astype(np.float32)}
+
+    def reset(self, *, seed=None, options=None):
+        """Deal ``num_envs`` new games (``seed``: a new run seed; default the current one)."""
+        if seed is not None:
+            self.seed_, self.dealt = int(np.ravel(seed)[0]) % 2**64, 0
+        self.state = None
+        self._deal(np.arange(self.num_envs))
+        self.ended[:] = False
+        self._play_opponents(np.zeros(self.num_envs, np.float32))
+        self.ended = np.asarray(self.state.done, bool).copy()  # (a game over before its learner's turn)
+        return self._obs(), {}
+
+    def step(self, actions):
+        """The learner's decision in every game, then the opponents' (a game that ended at the last
+        step is dealt anew instead)."""
+        actions = np.asarray(actions, np.int64).reshape(self.num_envs)
+        masks = self.core.legal_mask(self.state)
+        live = np.flatnonzero(~self.ended)
+        _refuse_illegal(self.core, self.state, actions, masks, live)
+        rewards = np.zeros(self.num_envs, np.float32)
+        n = self.core.n_players
+        if live.size:
+            stepped = np.asarray(self.core.step(self.state, np.where(self.ended, 0, actions), games=live), np.float32)
+            rewards[live] = stepped.reshape(self.num_envs, n)[live, self.learner[live]]
+            self.decisions[live] += 1
+            self.taken += live.size
+        restart = np.flatnonzero(self.ended)
+        if restart.size:
+            self._deal(restart)
+        self._play_opponents(rewards)
+        rewards[restart] = 0.0  # a new game's opening opponent moves pay nothing to the ended episode
+        terminated = np.asarray(self.state.done, bool).copy()
+        terminated[restart] = False
+        self.ended = np.asarray(self.state.done, bool).copy()
         return self._obs(), rewards, terminated, np.zeros(self.num_envs, bool), {}
 
 
@@ -313,6 +445,15 @@ class Setup:
     seed: int = 0
     #: A multi-player game's env (:func:`multi_agent_env`): ``pettingzoo`` or ``core``.
     multi_env: str = "pettingzoo"
+    #: A multi-player game: agent specs playing the other seats (one for all, or one per seat offset
+    #: 1 … n−1) against a learner in one seat (:class:`LearnerVectorEnv`); empty: self-play.
+    opponents: tuple[str, ...] = ()
+    #: The seed the training games are dealt from (default ``seed``; a resumed run deals new games).
+    env_seed: int | None = None
+
+    def deals(self) -> int:
+        """The seed of the training games."""
+        return self.seed if self.env_seed is None else self.env_seed
 
 
 def ppo_config(game: str, rules=None, setup: Setup = Setup()):
@@ -335,23 +476,29 @@ def ppo_config(game: str, rules=None, setup: Setup = Setup()):
                         num_epochs=setup.epochs, lr=setup.lr, gamma=setup.gamma, entropy_coeff=setup.entropy)
               .debugging(seed=setup.seed))
     name = f"aerodeck-rllib-{spec.id}"
-    if spec.solo:
-        register_env(name, lambda ctx: _solo_env(spec.id, rules, ctx, setup.seed))
+    if setup.opponents and spec.solo:
+        raise ValueError(f"{spec.id} is played solo: it has no opponents")
+    if spec.solo or setup.opponents:
+        register_env(name, lambda ctx: _solo_env(spec.id, rules, ctx, setup.deals(), setup.opponents))
         return (config.environment(name, disable_env_checking=True)
                 .env_runners(gym_env_vectorize_mode="vector_entry_point")
                 .rl_module(rl_module_spec=module))
-    register_env(name, lambda ctx: multi_agent_env({**ctx, "game": spec.id, "rules": rules, "seed": setup.seed,
+    register_env(name, lambda ctx: multi_agent_env({**ctx, "game": spec.id, "rules": rules, "seed": setup.deals(),
                                                     "env": setup.multi_env}))
     return (config.environment(name, disable_env_checking=True)
             .multi_agent(policies={SHARED}, policy_mapping_fn=lambda agent, episode, **kw: SHARED)
             .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={SHARED: module})))
 
 
-def _solo_env(game: str, rules, ctx, seed: int):
-    """The solo env RLlib asks for: a :class:`CoreVectorEnv` of ``ctx["num_envs"]`` games, seeded apart
-    per env runner (``ctx.worker_index``)."""
+def _solo_env(game: str, rules, ctx, seed: int, opponents: tuple[str, ...] = ()):
+    """The single-agent env RLlib asks for: a :class:`CoreVectorEnv` (a solo game) or a
+    :class:`LearnerVectorEnv` (a multi-player game against ``opponents``) of ``ctx["num_envs"]`` games,
+    seeded apart per env runner (``ctx.worker_index``)."""
     worker = getattr(ctx, "worker_index", 0)
-    return CoreVectorEnv(game, rules, int(ctx.get("num_envs", 1)), seed=(seed + 7919 * worker) % 2**64)
+    seed = (seed + 7919 * worker) % 2**64
+    if opponents:
+        return LearnerVectorEnv(game, rules, int(ctx.get("num_envs", 1)), seed=seed, opponents=opponents)
+    return CoreVectorEnv(game, rules, int(ctx.get("num_envs", 1)), seed=seed)
 
 
 class ModuleAgent:
@@ -386,7 +533,7 @@ def policy_module(algo):
     return modules
 
 
-def train(game: str, rules=None, setup: Setup = Setup(), iterations: int = 1, log=None) -> tuple[object, dict]:
+def train_iterations(game: str, rules=None, setup: Setup = Setup(), iterations: int = 1, log=None) -> tuple[object, dict]:
     """Train ``game`` with RLlib's PPO for ``iterations`` updates on the Ray instance already started (or
     a local one); the algorithm and its last result. ``log(iteration, result)`` after each."""
     algo = ppo_config(game, rules, setup).build_algo()
@@ -396,6 +543,15 @@ def train(game: str, rules=None, setup: Setup = Setup(), iterations: int = 1, lo
         if log is not None:
             log(i + 1, result)
     return algo, result
+
+
+def train(game: str, out, **kwargs):
+    """A whole RLlib run into the folder ``out`` — budget, evaluations, checkpoints, resume
+    (``aerodeck.train.rllib_run.train``, whose keywords it takes: ``steps``, ``minutes``, ``seed``,
+    ``opponents``, ``evaluate_every``, ``rules``, ``setup``, ``resume``, …); returns the folder."""
+    from aerodeck.train.rllib_run import train as run
+
+    return run(game, out, **kwargs)
 
 
 def env_steps(result: dict) -> int:
@@ -436,74 +592,11 @@ def against_random(game: str, rules, module, games: int, seed: int = 12345) -> d
 
 
 def main(argv=None) -> int:
-    """``python -m aerodeck.train.rllib GAME``: train GAME with RLlib's PPO on a Ray cluster (or a local
-    Ray), save the algorithm as an RLlib checkpoint in ``--out`` and measure its greedy play against
-    random play (:func:`against_random`)."""
-    import argparse
-    import sys
-    from pathlib import Path
+    """``python -m aerodeck.train.rllib GAME --out D [--steps N | --minutes M] [--resume]``
+    (``aerodeck.train.rllib_run.main``)."""
+    from aerodeck.train.rllib_run import main as run_main
 
-    import ray
-
-    from aerodeck.cli.args import load_rules
-
-    p = argparse.ArgumentParser(prog="python -m aerodeck.train.rllib", description=main.__doc__)
-    p.add_argument("game", choices=envs.games())
-    p.add_argument("--address", help="the Ray cluster's address (default: a local Ray on the local CPUs)")
-    p.add_argument("--cpus", type=int, help="without --address: the local Ray's CPUs (default all)")
-    p.add_argument("--iterations", type=int, default=20, help="PPO updates (default 20)")
-    p.add_argument("--env-runners", type=int, default=0, help="Ray actors sampling games (default 0: the driver samples)")
-    p.add_argument("--envs-per-runner", type=int, default=16, help="games each runner steps at once (default 16)")
-    p.add_argument("--batch", type=int, default=2048, help="env steps per update, all runners together (default 2048)")
-    p.add_argument("--players", type=int, help="multi-player games: number of players")
-    p.add_argument("--rule", dest="rule_items", action="append", default=[], metavar="KEY=VALUE",
-                   help="a rule option (repeat)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the games and the network (default 0)")
-    p.add_argument("--eval-games", type=int, default=1000, help="deals of the final measurement (default 1000)")
-    p.add_argument("--out", type=Path, required=True, help="where the RLlib checkpoint is written")
-    args = p.parse_args(argv)
-    for flag, value in (("--iterations", args.iterations), ("--envs-per-runner", args.envs_per_runner),
-                        ("--batch", args.batch), ("--eval-games", args.eval_games)):
-        if value < 1:
-            p.error(f"{flag} must be at least 1, got {value}")
-    if args.env_runners < 0:
-        p.error(f"--env-runners must be 0 or more, got {args.env_runners}")
-    spec = envs.spec(args.game)
-    try:
-        rules = load_rules(spec, None, args.rule_items, None, players=args.players)
-    except ValueError as err:
-        p.error(str(err))
-    setup = Setup(env_runners=args.env_runners, envs_per_runner=args.envs_per_runner, batch=args.batch,
-                  minibatch=min(256, args.batch), seed=args.seed)
-    if args.address is not None and args.cpus is not None:
-        p.error("--cpus applies to a local Ray (no --address)")
-    started = not ray.is_initialized()  # called from Python with Ray running: use it, leave it running
-    if started:
-        ray.init(address=args.address, num_cpus=args.cpus, include_dashboard=False, log_to_driver=False)
-    try:
-        def log(i, result):
-            ret = result.get("env_runners", {}).get("episode_return_mean")
-            print(f"iteration {i}/{args.iterations}: {env_steps(result):,} env steps; mean episode return "
-                  f"{'n/a' if ret is None else f'{ret:.3f}'}", file=sys.stderr, flush=True)
-
-        algo, _ = train(spec.id, rules, setup, args.iterations, log)
-        saved = algo.save_to_path(str(args.out.resolve()))
-        report = against_random(spec.id, rules, policy_module(algo), args.eval_games, seed=args.seed + 1)
-        algo.stop()
-    finally:
-        if started:
-            ray.shutdown()
-    if spec.solo:
-        gap = report["comparisons"][0]["mean_score_difference"]
-        mine = report["agents"]["rllib"]["mean_score"]
-        print(f"greedy play: mean score {mine['value']:.3f} [{mine['low']:.3f}, {mine['high']:.3f}]; against random "
-              f"play on the same {args.eval_games:,} deals {gap['value']:+.3f} [{gap['low']:+.3f}, {gap['high']:+.3f}]")
-    else:
-        rate = report["agents"]["rllib"]["win_rate"]
-        print(f"greedy play: win rate {rate['value']:.3f} [{rate['low']:.3f}, {rate['high']:.3f}] in one seat against "
-              f"random players (fair share {report['agents']['rllib']['fair_share']:.3f}), {report['games']:,} games")
-    print(f"wrote the RLlib checkpoint to {saved}")
-    return 0
+    return run_main(argv)
 
 
 if __name__ == "__main__":

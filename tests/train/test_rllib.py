@@ -120,7 +120,7 @@ def taken(algo, game) -> int:
 
 @pytest.mark.parametrize("game", [SOLO, MULTI], ids=lambda g: g.id)
 def test_a_tiny_rllib_run_plays_legal_actions_only(game, local_ray):
-    algo, result = rllib.train(game.id, rules_of(game), TINY, iterations=1)
+    algo, result = rllib.train_iterations(game.id, rules_of(game), TINY, iterations=1)
     try:
         assert rllib.env_steps(result) >= TINY.batch
         assert taken(algo, game) >= TINY.batch  # every one legal: the env refuses an illegal action
@@ -138,7 +138,7 @@ def test_a_short_rllib_run_beats_random_play(game, iterations, local_ray):
     hypothesis (no better than random) at p < 1e-4, so a learner that has not improved fails all but
     never by chance."""
     setup = rllib.Setup(envs_per_runner=16, batch=2048, minibatch=256, epochs=4, lr=1e-3, seed=1)
-    algo, _ = rllib.train(game.id, rules_of(game), setup, iterations=iterations)
+    algo, _ = rllib.train_iterations(game.id, rules_of(game), setup, iterations=iterations)
     try:
         report = rllib.against_random(game.id, rules_of(game), rllib.policy_module(algo), 600)
     finally:
