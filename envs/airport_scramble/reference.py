@@ -2,6 +2,23 @@
 
 Slow on purpose: it is the oracle that the batched core (``core.py``) is tested against, field by
 field, after every step. Rule numbers (AS-n) refer to ``shared/rules/airport-scramble.md``.
+
+**Hook methods** — a house rule (``docs/designers.md``, "Write a house rule") is a subclass of
+:class:`ReferenceGame` that overrides some of these; each is called at one point of the rules:
+
+- ``set_up()`` — AS-6: the first ticket, the die, the table and the face-up slots.
+- ``legal_mask()`` — AS-8 … AS-11, AS-15, AS-18: the legal actions of the decision now.
+- ``flight_stops(path)`` — AS-12: the cells of a flight (``path``, the cells flown over in order,
+  the last one where the plane ends) where the passenger may board or be delivered.
+- ``arrive(cell)`` — AS-12: the passenger boards or is delivered at ``cell``; returns the reward.
+- ``complete_ticket()`` — AS-16 scoring: the ticket is completed; returns the reward.
+- ``end_turn()`` — AS-13: the die goes down, the end check (a failed ticket), the next turn's points.
+- ``draw_ticket()`` — AS-14 (the end check when the deck is empty) and AS-15.
+
+Draw randomness only with ``random_below(n)`` / ``draw_airport()`` / ``draw_ticket_card()`` (the game's
+counter-based stream), so a game stays a function of its seed and its actions. A hook may name what
+it did in the game's log (``aerodeck replay``, ``aerodeck play``) with ``note(text)``; the reward a
+hook returns is the reward of the decision.
 """
 
 from __future__ import annotations
@@ -30,7 +47,8 @@ class ReferenceGame:
         self._bind(rules)
         self.key = rng.game_key(check_seed(seed))
         self.counter = 0
-        self._set_up()
+        self.notes: list[str] = []
+        self.set_up()
 
     def _bind(self, rules: AirportScrambleRules) -> None:
         self.rules = rules
@@ -44,6 +62,7 @@ class ReferenceGame:
         """A game in the given position (tests build positions with ``make_position``)."""
         game = cls.__new__(cls)
         game._bind(rules)
+        game.notes = []
         game.grid = [list(row) for row in position.grid]
         game.plane = tuple(position.plane)
         game.slots = list(position.slots)
@@ -75,31 +94,39 @@ class ReferenceGame:
 
     # --- randomness (AS-17, docs/architecture.md) --------------------------------------------------
 
-    def _random_below(self, n: int) -> int:
+    def random_below(self, n: int) -> int:
+        """A uniform integer in ``0 … n−1`` from the game's stream (the next draw of its counter)."""
         value = rng.draw_below(rng.stream(self.key, self.counter), n)
         self.counter += 1
         return value
 
-    def _draw_airport(self) -> int:
+    def draw_airport(self) -> int:
         """Draw the k-th remaining airport card by id (the same, in distribution, as the top card)."""
-        card = sorted(self.deck)[self._random_below(len(self.deck))]
+        card = sorted(self.deck)[self.random_below(len(self.deck))]
         self.deck.remove(card)
         return card
 
-    def _draw_ticket_card(self) -> int:
-        ticket = sorted(self.ticket_deck)[self._random_below(len(self.ticket_deck))]
+    def draw_ticket_card(self) -> int:
+        """Draw the k-th remaining ticket by id (AS-14)."""
+        ticket = sorted(self.ticket_deck)[self.random_below(len(self.ticket_deck))]
         self.ticket_deck.remove(ticket)
         return ticket
 
+    def note(self, text: str) -> None:
+        """Name what a hook did (e.g. ``"delivered in flight (house rule)"``) in the game's log."""
+        self.notes.append(text)
+
     # --- set-up (AS-6) ------------------------------------------------------------------------------
 
-    def _set_up(self) -> None:
+    def set_up(self) -> None:
+        """Hook, AS-6: the first ticket and the die, the origin at the centre under the plane, the
+        destination in slot 0, the other slots filled; the passenger aboard."""
         G, F = self.G, self.rules.face_up
         self.grid = [[-1] * G for _ in range(G)]
         self.deck = set(range(self.comp.n_cards))
         self.ticket_deck = set(range(self.comp.n_tickets))
         # AS-6: draw the first ticket and set the die; it never triggers AS-15.
-        self.ticket = self._draw_ticket_card()
+        self.ticket = self.draw_ticket_card()
         self.die = self.rules.turns_on_die[self.ticket]
         origin, destination = self._ticket_airports()
         self.deck -= {origin, destination}
@@ -110,7 +137,7 @@ class ReferenceGame:
         self.slots[0] = destination
         for s in range(1, F):  # slots 1 .. F-1 in order; a slot stays empty if the deck is empty
             if self.deck:
-                self.slots[s] = self._draw_airport()
+                self.slots[s] = self.draw_airport()
         self.aboard = True  # AS-6: the passenger boards at once
         self.points = self.rules.action_points
         self.phase = TURN_ACTION
@@ -133,7 +160,8 @@ class ReferenceGame:
     # --- decisions (AS-18, AS-19) ---------------------------------------------------------------------
 
     def legal_mask(self) -> np.ndarray:
-        """``bool (n_actions,)``: exactly the legal actions of the decision to be made now."""
+        """Hook, AS-8 … AS-11, AS-15: ``bool (n_actions,)``, exactly the legal actions of the decision
+        to be made now (none once the game is over; at least one while it is not)."""
         L, rules = self.actions, self.rules
         mask = np.zeros(L.n_actions, dtype=bool)
         if self.done:
@@ -169,6 +197,7 @@ class ReferenceGame:
         A finished game ignores its action (reward 0); an illegal action raises
         :class:`~envs.common.checks.IllegalActionError`.
         """
+        self.notes = []
         if self.done:
             return 0.0
         reason = self.explain_illegal(action)
@@ -192,7 +221,7 @@ class ReferenceGame:
         else:
             self.points -= 1  # AS-11 wait
         if self.points == 0:  # AS-7
-            self._end_turn()
+            self.end_turn()
         return reward
 
     def _describe(self, action: int) -> str:
@@ -207,11 +236,16 @@ class ReferenceGame:
         r, c = self.plane
         path = [(r + dr * j, c + dc * j) for j in range(1, k + 1)]
         self.plane = path[-1]
-        visited = path if self.rules.pickup_in_flight else path[-1:]
-        return sum(self._arrive(cell) for cell in visited)
+        return sum(self.arrive(cell) for cell in self.flight_stops(path))
 
-    def _arrive(self, cell: tuple[int, int]) -> float:
-        """AS-12: boarding at the origin, completing at the destination."""
+    def flight_stops(self, path: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """Hook, AS-12: the cells of a flight where the passenger may board or be delivered, in order.
+        ``path``: the cells flown over, the last the one where the plane ends. The end only, or every
+        cell with the option ``pickup_in_flight``."""
+        return path if self.rules.pickup_in_flight else path[-1:]
+
+    def arrive(self, cell: tuple[int, int]) -> float:
+        """Hook, AS-12: boarding at the origin, completing at the destination; returns the reward."""
         if self.ticket < 0:
             return 0.0
         origin, destination = self._ticket_airports()
@@ -219,28 +253,35 @@ class ReferenceGame:
         if not self.aboard and card == origin:
             self.aboard = True
         elif self.aboard and card == destination:
-            self.score += 1  # AS-16
-            self.ticket = -1  # set aside; the next is drawn at the start of the next turn (AS-13)
-            self.die = 0
-            self.aboard = False
-            return 1.0
+            return self.complete_ticket()
         return 0.0
+
+    def complete_ticket(self) -> float:
+        """Hook, AS-12 and AS-16 (scoring): the ticket is completed — score +1, the ticket set aside (the
+        next is drawn at the start of the next turn, AS-13); returns the reward (+1)."""
+        self.score += 1  # AS-16
+        self.ticket = -1
+        self.die = 0
+        self.aboard = False
+        return 1.0
 
     def _play(self, slot: int, r: int, c: int) -> None:
         """AS-9: place the card and refill its slot at once (it stays empty if the deck is empty)."""
         self.grid[r][c] = self.slots[slot]
-        self.slots[slot] = self._draw_airport() if self.deck else -1
+        self.slots[slot] = self.draw_airport() if self.deck else -1
 
     def _replace(self, slot_mask: int) -> None:
         """AS-10: draw the replacements (slot order), then shuffle the chosen cards back."""
         chosen = [s for s in range(self.rules.face_up) if slot_mask >> s & 1]
         returned = [self.slots[s] for s in chosen]
         for s in chosen:
-            self.slots[s] = self._draw_airport()
+            self.slots[s] = self.draw_airport()
         self.deck |= set(returned)
 
-    def _end_turn(self) -> None:
-        """AS-13: the die goes down for an open ticket; a completed one is followed by a new draw."""
+    def end_turn(self) -> None:
+        """Hook, AS-13 (a turn's end and the end check): the die goes down for an open ticket — at 0
+        the game is over (AS-16) —, else the next turn's points; a completed ticket is followed by a
+        new draw (``draw_ticket``)."""
         if self.ticket >= 0:
             self.die -= 1
             if self.die == 0:
@@ -249,14 +290,15 @@ class ReferenceGame:
         self.points = self.rules.action_points
         self.redraw_used = False
         if self.ticket < 0:
-            self._draw_ticket()
+            self.draw_ticket()
 
-    def _draw_ticket(self) -> None:
-        """AS-14 and AS-15 (the pre-played ticket rule), then AS-12's board-on-draw."""
+    def draw_ticket(self) -> None:
+        """Hook, AS-14 (the end check: an empty ticket deck ends the game, won) and AS-15 (the
+        pre-played ticket rule), then AS-12's board-on-draw."""
         if not self.ticket_deck:
             self.done = True  # AS-14/16: every ticket was completed
             return
-        self.ticket = self._draw_ticket_card()
+        self.ticket = self.draw_ticket_card()
         self.die = self.rules.turns_on_die[self.ticket]
         self.aboard = False
         origin, destination = self._ticket_airports()
@@ -270,7 +312,7 @@ class ReferenceGame:
         elif preplayed and self.rules.preplayed_rule == "redraw" and not self.redraw_used:
             self.ticket_deck.add(self.ticket)
             self.redraw_used = True
-            self.ticket = self._draw_ticket_card()
+            self.ticket = self.draw_ticket_card()
             self.die = self.rules.turns_on_die[self.ticket]
         if self.rules.board_on_draw and self.grid[self.plane[0]][self.plane[1]] == self._ticket_airports()[0]:
             self.aboard = True
@@ -286,7 +328,7 @@ class ReferenceGame:
             remaining = [(rr, cc) for rr in range(self.G) for cc in range(self.G) if self.grid[rr][cc] >= 0]
             self.plane = min(remaining, key=lambda cell: (abs(cell[0] - pr) + abs(cell[1] - pc), cell[0], cell[1]))
         self.phase = TURN_ACTION
-        self._draw_ticket()
+        self.draw_ticket()
 
     # --- what the player sees (AS-17) -----------------------------------------------------------------
 

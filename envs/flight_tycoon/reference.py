@@ -6,6 +6,20 @@ What each seat knows (FT-13, FT-14) is kept the way a player keeps it: after the
 holds a *view* of every hand, one entry per slot — the card id when the seat can name that card, the
 tower (public), or ``None``. Every card that moves moves at a public slot (FT-13), so a view is
 updated exactly: an entry travels with its card, and a card the seat never saw stays ``None``.
+
+**Hook methods** — a house rule (``docs/designers.md``, "Write a house rule") is a subclass of
+:class:`ReferenceGame` that overrides some of these; each is called at one point of the rules:
+
+- ``deal()`` — FT-5 and FT-7: the hands (``self.hands``, sorted lists of card ids), the deck
+  (``self.deck``, sorted) and the starting player (``self.start``).
+- ``legal_actions()`` — FT-8 … FT-10, FT-16: the legal actions of the decision now.
+- ``score_landing(square)`` — FT-11 (scoring): the VP of a landing on ``square`` (its token placed).
+- ``end_turn()`` — FT-12 (a turn's end): the end check (``game_over()``), else the next player.
+- ``game_over()`` — FT-12 (the end check): whether the game ends at the end of this turn.
+
+Draw randomness only with ``random_below(n)`` / ``take_random(cards)`` (the game's counter-based
+stream), so a game stays a function of its seed and its actions. A hook may name what it did in the
+game's log (``aerodeck replay``, ``aerodeck play``) with ``note(text)``.
 """
 
 from __future__ import annotations
@@ -59,12 +73,17 @@ class ReferenceGame:
 
     def __init__(self, rules: FlightTycoonRules | None = None, seed: int = 0) -> None:
         self._setup(rules or FlightTycoonRules(), seed)
-        n, deck = self.n, list(range(N_CARDS))
-        for p in range(n):  # FT-5: deal hand_size cards to each seat, each the k-th remaining card by id
-            self.hands[p] = sorted(self._take_random(deck) for _ in range(self.rules.hand_size))
-        self.deck = deck
-        self.start = self._random_below(n)  # FT-7: a random player starts
+        self.deal()
         self.active = 0  # FT-6: towers are chosen in seat order (the choices stay hidden until the reveal)
+
+    def deal(self) -> None:
+        """Hook, FT-5 and FT-7: ``hand_size`` cards to each seat (each the k-th remaining card by id),
+        the rest the deck; then a random starting player. Before the towers are chosen (FT-6)."""
+        n, deck = self.n, list(range(N_CARDS))
+        for p in range(n):
+            self.hands[p] = sorted(self.take_random(deck) for _ in range(self.rules.hand_size))
+        self.deck = deck
+        self.start = self.random_below(n)  # FT-7: a random player starts
 
     @classmethod
     def from_position(cls, rules: FlightTycoonRules, position: Position, seed: int = 0) -> ReferenceGame:
@@ -104,17 +123,23 @@ class ReferenceGame:
         self.views: list[list[list]] | None = None
         self.record = self._empty_record()
         self._rewards = [0.0] * self.n
+        self.notes: list[str] = []
 
     # --- randomness (docs/architecture.md) ---------------------------------------------------------
 
-    def _random_below(self, n: int) -> int:
+    def random_below(self, n: int) -> int:
+        """A uniform integer in ``0 … n−1`` from the game's stream (the next draw of its counter)."""
         value = stream(self.key, self.counter)
         self.counter += 1
         return draw_below(value, n)
 
-    def _take_random(self, cards: list[int]) -> int:
+    def take_random(self, cards: list[int]) -> int:
         """Remove and return the k-th remaining card by id of a sorted list, k uniform."""
-        return cards.pop(self._random_below(len(cards)))
+        return cards.pop(self.random_below(len(cards)))
+
+    def note(self, text: str) -> None:
+        """Name what a hook did (e.g. ``"the last seat draws an extra card (house rule)"``) in the log."""
+        self.notes.append(text)
 
     # --- hands ---------------------------------------------------------------------------------------
 
@@ -195,7 +220,8 @@ class ReferenceGame:
         return self.towers[item[1]].laid if isinstance(item, tuple) else item
 
     def legal_actions(self) -> list[int]:
-        """The legal actions of the decision now (FT-16, FT-17)."""
+        """Hook, FT-16, FT-17: the legal actions of the decision now (none once the game is over, at
+        least one while it is not)."""
         if self.phase == TOWER:
             return list(self.hands[self.active])
         if self.phase == REQUEST:  # FT-8: a target holding a real card, any square
@@ -227,6 +253,7 @@ class ReferenceGame:
     def step(self, action: int) -> list[float]:
         """Play the decision; forced steps follow (FT-16). Returns the rewards by absolute seat (FT-15)."""
         self._rewards = [0.0] * self.n
+        self.notes = []
         if self.done:
             return self._rewards  # a finished game ignores its action
         reason = self.explain_illegal(int(action))
@@ -304,7 +331,7 @@ class ReferenceGame:
             self.hands[active].sort()
         slot = self.items(active).index(item)
         self._view_put(active, slot, entries)
-        gain = landing_vp(self.rules, self.square, self.tokens[self.square])
+        gain = self.score_landing(self.square)
         self.vp[active] += gain
         if self.rules.reward == "vp":  # FT-15
             self._rewards[active] += float(gain)
@@ -338,7 +365,7 @@ class ReferenceGame:
         self.tokens[self.square] -= 1
         self.stock += 1
         if self.deck:
-            card = self._take_random(self.deck)
+            card = self.take_random(self.deck)
             self.hands[self.active].append(card)
             self.hands[self.active].sort()
             slot = self.items(self.active).index(card)
@@ -346,14 +373,27 @@ class ReferenceGame:
             self.record["draw"] = slot
         self._end_turn()
 
+    def score_landing(self, square: int) -> int:
+        """Hook, FT-11 (scoring): the VP of a landing on ``square``, its token already placed."""
+        return landing_vp(self.rules, square, self.tokens[square])
+
     def _end_turn(self) -> None:
-        """FT-12: the game ends when the deck or the stock is empty, or nobody holds a real card."""
+        self.end_turn()
+
+    def end_turn(self) -> None:
+        """Hook, FT-12 (a turn's end): the game ends if ``game_over()``, else the next seat clockwise
+        (FT-7) begins its turn."""
         self.target = self.square = self.received = None
-        if not self.deck or self.stock == 0 or not any(self.hands):
+        if self.game_over():
             self._finish()
             return
         self.active = (self.active + 1) % self.n  # FT-7: clockwise
         self._begin_turn()
+
+    def game_over(self) -> bool:
+        """Hook, FT-12 (the end check, at the end of a turn): the deck or the stock is empty, or
+        nobody holds a real card."""
+        return not self.deck or self.stock == 0 or not any(self.hands)
 
     def _finish(self) -> None:
         """FT-12 winners (VP, then real cards, then shared) and FT-15 outcome rewards."""
