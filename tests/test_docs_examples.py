@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: the pages whose commands are checked here (the guide pages; the research notes keep the commands
 #: of their dated runs, some with files only those runs had)
 PAGES = ["README.md", "docs/getting-started.md", "docs/agents.md", "docs/play.md", "docs/performance.md",
+         "docs/designers.md",
          *sorted(str(path.relative_to(ROOT)) for path in (envs.spec(game).docs_path() for game in envs.games())
                  if path is not None and path.is_relative_to(ROOT / "docs"))]  # the built-in games' pages
 #: pages whose Python blocks are whole programs, run here
