@@ -145,6 +145,11 @@ class GameSpec:
     #: Rule variants the contract test plays (option -> value): the defaults plus ones that change
     #: the shapes or the flow.
     variants: tuple[Mapping[str, Any], ...] = ({},)
+    #: The glue that plays house rules (``aerodeck.envs.common.house``: a designer's subclass of the
+    #: game's reference engine, behind the core interface): a class with ``reference`` (the engine
+    #: class), ``core(rules)``, ``to_act``, ``legal_mask``, ``observe``, ``step``, ``write`` and
+    #: ``read`` (see ``envs/airport_scramble/house.py``), or ``None`` (the game takes no house rules).
+    house: Any = None
 
     def __post_init__(self) -> None:
         where = f"GameSpec {self.id!r}"
@@ -202,9 +207,25 @@ class GameSpec:
 
     def make_core(self, rules=None, **options):
         """The batched core for ``rules`` with ``options`` applied (core keywords such as
-        ``check_actions`` go to the core)."""
+        ``check_actions`` go to the core). Rules carrying a house rule (``aerodeck.envs.common.house``)
+        get the reference engine behind the core interface (``ReferenceCore``: exact, slower)."""
         core_kwargs = {k: options.pop(k) for k in ("check_actions",) if k in options}
-        return self.core_class()(self.make_rules(rules, **options), **core_kwargs)
+        rules = self.make_rules(rules, **options)
+        from aerodeck.envs.common.house import house_of
+
+        if house_of(rules) is not None:
+            return self.make_reference_core(rules, **core_kwargs)
+        return self.core_class()(rules, **core_kwargs)
+
+    def make_reference_core(self, rules=None, check_actions: bool = True):
+        """``rules``' games played by the reference engine (the house rule's, if ``rules`` carry one)
+        behind the core interface (``aerodeck.envs.common.house.ReferenceCore``); ``ValueError`` if the
+        game has no house-rule glue (``house``)."""
+        from aerodeck.envs.common.house import ReferenceCore
+
+        if self.house is None:
+            raise ValueError(f"{self.id} takes no house rules (its GameSpec names no house glue)")
+        return ReferenceCore(load(self.house), self.make_rules(rules), check_actions=check_actions)
 
     def make_view(self, core, state, seats=0):
         """The look-ahead view of the games of ``state`` for ``seats`` (``int64 (B,)`` or one seat)."""
@@ -313,6 +334,7 @@ GAMES: dict[str, GameSpec] = {
             training_config="aerodeck.envs.airport_scramble:training.toml",
             general_config="aerodeck.envs.airport_scramble:general.toml",
             padded_options=("face_up",),
+            house="aerodeck.envs.airport_scramble.house:Glue",
             variants=(
                 {},
                 {"grid_size": 7, "face_up": 3, "max_replace": 2},
@@ -352,6 +374,7 @@ GAMES: dict[str, GameSpec] = {
             headline=("first_player_win", "skill_gap", "game_length", "vp_margin"),
             training_config="aerodeck.envs.flight_tycoon:training.toml",
             general_config="aerodeck.envs.flight_tycoon:general.toml",
+            house="aerodeck.envs.flight_tycoon.house:Glue",
             variants=(
                 {},
                 {"n_players": 3},

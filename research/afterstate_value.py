@@ -73,7 +73,7 @@ class Afterstates:
                                                         None if keys is None else keys[games], samples)
         self.state = self.branches.take(np.arange(self.branches.batch_size))
         start = self.state.score.astype(np.int64)
-        self.core = search._rollout_core(view.rules)
+        self.core = search._rollout_core(view)
         self.core.step(self.state, self.first)
         self.got = self.state.score - start
 

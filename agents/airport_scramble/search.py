@@ -195,7 +195,7 @@ class SearchAgent(Agent):
         games' decision keys ``keys`` uint64 (n,) (``None``: from the agent's generator)."""
         n, k = cand.shape
         branches, first = self.determinized(view, games, cand, valid, keys, self.rollouts)
-        return self.rollout(self._rollout_core(view.rules), branches, first).reshape(n, self.rollouts, k)
+        return self.rollout(self._rollout_core(view), branches, first).reshape(n, self.rollouts, k)
 
     def determinized(self, view, games: np.ndarray, cand: np.ndarray, valid: np.ndarray, keys: np.ndarray | None,
                  samples: int):
@@ -209,9 +209,13 @@ class SearchAgent(Agent):
         first = np.where(valid, cand, cand[:, :1])
         return branches, np.broadcast_to(first[:, None, :], (n, samples, k)).reshape(-1)
 
-    def _rollout_core(self, rules: AirportScrambleRules) -> AirportScrambleCore:
-        """A core for ``rules`` that skips the action check: rollouts play legal actions only, and
-        checking each would cost one more legal mask per step."""
+    def _rollout_core(self, view) -> AirportScrambleCore:
+        """A core for the view's rules that skips the action check: rollouts play legal actions only, and
+        checking each would cost one more legal mask per step. A view over another core (a house rule's
+        reference engine, ``aerodeck.envs.common.house``) rolls out on that core: the rules it plays."""
+        if not isinstance(view.core, AirportScrambleCore):
+            return view.core
+        rules = view.rules
         core = self._rollout_cores.get(rules)
         if core is None:
             core = self._rollout_cores[rules] = AirportScrambleCore(rules, check_actions=False)

@@ -162,7 +162,11 @@ class SearchAgent(Agent):
             raise ValueError(f"the search agent was built for {self.rules.label()}, the view plays {rules.label()}")
 
     def core_for(self, view: FlightTycoonView) -> FlightTycoonCore:
-        """A core for the rollouts (actions unchecked: the players are the heuristic, legal by construction)."""
+        """A core for the rollouts (actions unchecked: the players are the heuristic, legal by construction);
+        a view over another core (a house rule's reference engine, ``aerodeck.envs.common.house``) rolls
+        out on that core: the rules it plays."""
+        if not isinstance(view.core, FlightTycoonCore):
+            return view.core
         if view.rules not in self._cores:
             self._cores[view.rules] = FlightTycoonCore(view.rules, check_actions=False)
         return self._cores[view.rules]

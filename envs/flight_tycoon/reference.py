@@ -119,6 +119,9 @@ class ReferenceGame:
         self.tokens, self.stock, self.vp = [0] * N_SQUARES, rules.tokens, [0] * self.n
         self.phase, self.active, self.start = TOWER, 0, 0
         self.target = self.square = self.received = None
+        # the last request's target and square and the last card that collided, kept between turns as
+        # the batched core keeps them (read by the metrics after a turn has ended)
+        self.last_target = self.last_square = self.last_received = -1
         self.revealed, self.done = False, False
         self.views: list[list[list]] | None = None
         self.record = self._empty_record()
@@ -296,6 +299,7 @@ class ReferenceGame:
     def _request(self, target: int, square: int) -> None:
         """FT-8: a token from the stock onto ``square``; ``target`` must give (FT-9)."""
         self.target, self.square = target, square
+        self.last_target, self.last_square = target, square
         self.tokens[square] += 1
         self.stock -= 1
         self.record = {**self._empty_record(), "active": self.active, "target": target, "square": square,
@@ -344,6 +348,7 @@ class ReferenceGame:
         if not isinstance(item, tuple):
             self.discard.append(item)  # (a received tower is simply out of play)
         self.received = self.towers[item[1]].laid if isinstance(item, tuple) else item
+        self.last_received = self.received
         matches = [c for c in self.hands[self.active] if month_of(c) == self._month(item)]
         if len(matches) >= 2:
             self.phase = DISCARD  # FT-16(d): the active player chooses which
