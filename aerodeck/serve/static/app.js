@@ -81,6 +81,8 @@ async function newGamePage(page) {
       <small id="agents-note"></small></div>
     <label for="hint">Hint agent</label><div><input id="hint" name="hint" size="24"><small>asked by the Hint button</small></div>
     <label for="seed">Seed</label><div><input id="seed" name="seed" size="24" placeholder="random"><small>the deal: the same seed, the same game</small></div>
+    <label for="pace">Agents' moves</label><div><select id="pace" name="pace"><option value="700">slow</option>
+      <option value="350" selected>one by one</option><option value="0">at once</option></select><small>how fast the agents' moves are drawn</small></div>
     <label for="rules">Rule options</label><div><textarea id="rules" name="rules" rows="3" cols="40" placeholder="key=value, one a line"></textarea>
       <details><summary>the rule options</summary><table class="data small" id="options"></table></details></div>
     <span></span><div><button class="primary" type="submit" id="start">Start the game</button></div>
@@ -116,7 +118,7 @@ async function newGamePage(page) {
     $("#start").disabled = true; showError("");
     try {
       const view = await api("POST", "/api/games", data);
-      location.hash = `#/play/${view.id}`;
+      location.hash = `#/play/${view.id}?pace=${form.pace.value}`;
     } catch (e) { showError(e.message); $("#start").disabled = false; }
   });
   setState("ready");
@@ -163,12 +165,13 @@ async function playPage(page, id, params) {
       end.hidden = false;
       end.innerHTML = `<h2>Game over</h2><pre id="summary">${esc(view.summary || "")}</pre>` +
         (view.rival && view.rival.summary ? `<div><b>${esc(view.rival.agent)} on the same deal:</b><pre id="rival-summary">${esc(view.rival.summary)}</pre></div>` : "") +
-        (view.saved_name ? `<p>Saved as <a id="replay-file" href="/api/games/${view.id}/replay" download>${esc(view.saved_name)}</a>
+        (view.saved_name ? `<p>Saved as <a id="replay-file" href="/api/games/${view.id}/replay" data-path="${esc(view.saved)}" download>${esc(view.saved_name)}</a>
            (<code>aerodeck replay ${esc(view.saved)}</code>) · <a id="watch-it" href="#">watch it</a></p>` : "") +
         `<p><a href="#/">Play another game</a></p>`;
       const w = $("#watch-it");
       if (w) w.addEventListener("click", async (ev) => { ev.preventDefault(); await openSaved(); });
     }
+    document.body.dataset.decisions = String(view.decisions);
     setState(view.done && !view.pending ? "over" : view.your_turn && !busy ? "your-turn" : "waiting");
   };
 
