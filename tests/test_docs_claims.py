@@ -5,6 +5,8 @@ where replays are written.
   (``aerodeck.agents.registry.agent_kinds``).
 - Every ``knob=value`` default in docs/agents.md's knob cells is the agent class's default (``__init__``'s
   signature): ``on``/``off`` for booleans, nothing after ``=`` for ``None``.
+- docs/getting-started.md's table of extras has a row for every extra of pyproject.toml, and the
+  ``dev`` extra, which it says brings every other, does.
 - docs/play.md says where ``bench --save-games`` and ``compare --save-games`` write their replays, and
   those are the files the commands write.
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -119,3 +122,17 @@ def test_the_play_page_names_the_files_replays_are_written_to(tmp_path, capsys):
     capsys.readouterr()
     assert status == 0
     assert sorted(p.name for p in (out / "replays").iterdir()) == ["base--random.jsonl", "cheap--random.jsonl"]
+
+
+def test_the_extras_table_lists_every_extra_and_dev_brings_them_all():
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    page = (DOCS / "getting-started.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `([a-z0-9-]+)` \| (.*)$", page, flags=re.MULTILINE)
+    assert {name for name, _ in rows} == set(extras), \
+        f"docs/getting-started.md's extras {sorted(n for n, _ in rows)} are not pyproject.toml's {sorted(extras)}"
+    assert "every extra above" in dict(rows)["dev"]
+    pulled = set()
+    for spec in extras["dev"]:
+        match = re.match(r"aerodeck\[([^\]]*)\]", spec)
+        pulled |= set(match.group(1).split(",")) if match else set()
+    assert pulled == set(extras) - {"dev"}, f"the dev extra brings {sorted(pulled)}, not every other extra"
