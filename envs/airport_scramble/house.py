@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from aerodeck.envs.airport_scramble.core import AirportScrambleCore
+from aerodeck.envs.airport_scramble.position import LINE_CHOICE
 from aerodeck.envs.airport_scramble.reference import ReferenceGame
 from aerodeck.envs.common.batch import BatchedState
 
@@ -51,9 +52,12 @@ class Glue:
     def write(core: AirportScrambleCore, state, rows: np.ndarray, games: list) -> None:
         """Write ``games`` into the rows ``rows`` of ``state`` (every field, as ``load_positions`` sets it;
         ``placed`` keeps the order the cards were placed in, as the batched core's does, until a line is
-        removed, AS-15, when the batched core too lists them afresh)."""
-        old_placed, old_n = state.placed[rows].copy(), state.n_placed[rows].copy()
+        removed, AS-15, when the batched core too lists them afresh; ``lines`` outside a line choice keeps
+        the last choice's, as the batched core's does)."""
+        old_placed, old_n, old_lines = state.placed[rows].copy(), state.n_placed[rows].copy(), state.lines[rows].copy()
         BatchedState.put(state, rows, core.load_positions([g.snapshot() for g in games]))
+        keep = state.phase[rows] != LINE_CHOICE  # the batched core keeps the last choice's lines until the next
+        state.lines[rows[keep]] = old_lines[keep]
         grid = state.grid.reshape(state.batch_size, -1)
         for j, i in enumerate(rows.tolist()):
             kept = [int(c) for c in old_placed[j, : old_n[j]]]

@@ -51,6 +51,9 @@ class HouseRuleError(RuntimeError):
         self.rule, self.seed, self.decision, self.what, self.lookahead = rule, seed, decision, what, lookahead
         super().__init__(self.line())
 
+    def __reduce__(self):
+        return (type(self), (self.rule, self.seed, self.decision, self.what, self.lookahead))
+
     def line(self, game: int | None = None) -> str:
         """The error in one line; ``game``: the game's number in the run, if the caller knows it."""
         where = f"game {game}" if game is not None else f"the game seeded {self.seed}"

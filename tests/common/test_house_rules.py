@@ -1,0 +1,189 @@
+"""House rules (``aerodeck.envs.common.house``): a designer's subclass of a reference engine played behind
+the Core interface — exact (the plain reference engine through the adapter is the batched core, array
+for array), faithful (the in-flight delivery house rule plays the very games of ``pickup_in_flight=on``),
+and a broken house rule stops with one line naming the rule, the game and the decision."""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from aerodeck import envs
+from aerodeck.agents.base import act
+from aerodeck.agents.registry import make_agent
+from aerodeck.arena.loop import play_games
+from aerodeck.arena.trace import Trace
+from aerodeck.envs.common.house import HouseRule, HouseRuleError, house_of, plain_rules, with_house
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "house_rules"
+IN_FLIGHT = HouseRule.parse(f"{EXAMPLES}/delivery_in_flight.py:DeliveryInFlight")
+CATCHUP = HouseRule.parse(f"{EXAMPLES}/catchup.py:LastSeatExtraCard")
+AS, FT = envs.spec("airport-scramble"), envs.spec("flight-tycoon")
+
+
+def house_file(tmp_path: Path, body: str, name: str = "rules.py") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(body), encoding="utf-8")
+    return path
+
+
+def arrays_equal(a, b) -> None:
+    """Every field of two core states equal (Airport Scramble's ``placed`` up to ``n_placed``: past it the
+    slots are unused; ``nb`` but its last column, the off-grid scratch cell, always occupied, where the
+    batched core drops the demands of edge cards)."""
+    for f in dataclasses.fields(a):
+        x, y = getattr(a, f.name), getattr(b, f.name)
+        if f.name == "nb":
+            x, y = x[:, :-1], y[:, :-1]
+        if f.name == "placed":
+            x = np.where(np.arange(x.shape[1]) < a.n_placed[:, None], x, 0)
+            y = np.where(np.arange(y.shape[1]) < b.n_placed[:, None], y, 0)
+        assert np.array_equal(x, y), f.name
+
+
+@pytest.mark.parametrize("spec, options", [(AS, {}), (AS, {"grid_size": 7, "face_up": 3, "max_replace": 2}),
+                                           (FT, {"n_players": 5}), (FT, {"n_players": 3, "tower_giveable": True})],
+                         ids=["as", "as-small", "ft5", "ft3-giveable"])
+def test_the_reference_engine_behind_the_core_interface_is_the_batched_core_array_for_array(spec, options):
+    rules = spec.make_rules(**options)
+    fast, ref = spec.make_core(rules), spec.make_reference_core(rules)
+    seeds = np.arange(100, 124)
+    a, b = fast.init(seeds), ref.init(seeds)
+    rng = np.random.default_rng(3)
+    heuristic = make_agent(spec.id, "heuristic", rules, seed=0)  # long games; a random move now and then
+    steps = 0
+    while not a.done.all():
+        arrays_equal(a, b)
+        masks = fast.legal_mask(a)
+        assert np.array_equal(masks, ref.legal_mask(b))
+        seat = np.maximum(fast.to_act(a), 0)
+        assert np.array_equal(fast.to_act(a), ref.to_act(b))
+        assert np.array_equal(fast.observe(a, seat) if fast.n_players > 1 else fast.observe(a),
+                              ref.observe(b, seat) if fast.n_players > 1 else ref.observe(b))
+        obs = fast.observe(a, seat) if fast.n_players > 1 else fast.observe(a)
+        actions = np.where(rng.random(len(seeds)) < 0.1, (rng.random(masks.shape) * masks).argmax(1),
+                           act(heuristic, obs, masks, spec.make_view(fast, a, seat) if heuristic.needs_view else None))
+        assert np.array_equal(fast.step(a, actions), ref.step(b, actions))
+        steps += 1
+    arrays_equal(a, b)
+    assert steps > 20
+
+
+def played(spec, rules, agent: str, seeds) -> dict:
+    """Every game's actions, scores and length with ``agent`` in every seat."""
+    core = spec.make_core(rules, check_actions=False)
+    trace = Trace(len(seeds), keep=True)
+    out = play_games(core, [make_agent(spec.id, agent, rules, seed=5)], seeds, progress=False, batch_size=16,
+                     make_view=spec.make_view, summary=spec.summary_of(), observers=[trace])
+    return {"actions": trace.actions, "hash": trace.hash, "score": out["score"], "length": out["length"]}
+
+
+@pytest.mark.parametrize("agent, games", [("random", 120), ("heuristic", 60),
+                                          ("search:candidates=2,rollouts=2,horizon=6", 8)])
+def test_delivery_in_flight_as_a_house_rule_plays_the_games_of_the_built_in_option(agent, games):
+    """The proof that the slow path is faithful: the same actions, scores and ends on the same seeds,
+    the search's look-ahead included (its rollouts run on the house-ruled engine)."""
+    seeds = np.arange(1000, 1000 + games)
+    option = played(AS, AS.make_rules(pickup_in_flight=True), agent, seeds)
+    house = played(AS, with_house(AS.make_rules(), IN_FLIGHT), agent, seeds)
+    width = max(option["actions"].shape[1], house["actions"].shape[1])
+    pad = lambda a: np.pad(a, ((0, 0), (0, width - a.shape[1])), constant_values=-1)  # noqa: E731
+    assert np.array_equal(pad(option["actions"]), pad(house["actions"]))
+    assert np.array_equal(option["hash"], house["hash"])
+    assert np.array_equal(option["score"], house["score"]) and np.array_equal(option["length"], house["length"])
+    assert option["score"].sum() > 0
+
+
+def test_the_catchup_house_rule_deals_the_last_seat_one_card_more():
+    """FT-5 then FT-7: the seat before the starting player holds hand_size + 1 cards, the others hand_size."""
+    rules = with_house(FT.make_rules(n_players=5), CATCHUP)
+    core = FT.make_core(rules)
+    state = core.init(np.arange(40))
+    sizes = np.bitwise_count(state.hand)
+    last = (state.start.astype(np.int64) - 1) % 5
+    assert (sizes[np.arange(40), last] == 9).all()
+    assert (sizes.sum(axis=1) == 41).all()
+    plain = FT.make_core(FT.make_rules(n_players=5)).init(np.arange(40))
+    assert np.array_equal(plain.start, state.start)  # the same start: the extra card is drawn after it
+
+
+def test_a_rules_object_carrying_a_house_rule_names_it_and_keeps_its_options():
+    rules = with_house(FT.make_rules(n_players=5, vp_sharing="rank"), CATCHUP)
+    assert house_of(rules) == CATCHUP and house_of(plain_rules(rules)) is None
+    assert rules.label() == "n_players=5 vp_sharing=rank house=catchup.py:LastSeatExtraCard"
+    assert with_house(AS.make_rules(), IN_FLIGHT).label() == "house=delivery_in_flight.py:DeliveryInFlight"
+    assert rules != plain_rules(rules) and rules == with_house(plain_rules(rules), CATCHUP)
+    assert rules.replace(n_players=4).label().endswith("house=catchup.py:LastSeatExtraCard")
+    assert isinstance(rules, FT.rules_class()) and pickle.loads(pickle.dumps(rules)) == rules
+
+
+def test_a_house_rule_that_is_not_a_subclass_of_the_reference_engine_is_refused_in_one_line(tmp_path):
+    path = house_file(tmp_path, """
+        class Loose:
+            pass
+        """)
+    with pytest.raises(ValueError, match=r"^house rule rules.py:Loose: Loose must be a subclass of "
+                                         r"aerodeck.envs.flight_tycoon.reference.ReferenceGame"):
+        FT.make_core(with_house(FT.make_rules(), HouseRule.parse(f"{path}:Loose")))
+    with pytest.raises(ValueError, match="has no class 'Missing'"):
+        FT.make_core(with_house(FT.make_rules(), HouseRule.parse(f"{path}:Missing")))
+    with pytest.raises(ValueError, match="expected FILE.py:Class"):
+        HouseRule.parse("rules.txt")
+    with pytest.raises(ValueError, match="no file"):
+        HouseRule.parse(f"{tmp_path}/absent.py:X")
+
+
+BROKEN = {
+    "raises": """
+        from aerodeck.envs.airport_scramble.reference import ReferenceGame
+        class Raises(ReferenceGame):
+            def end_turn(self):
+                raise RuntimeError("the die fell off the table")
+        """,
+    "empty": """
+        from aerodeck.envs.airport_scramble.reference import ReferenceGame
+        class Empty(ReferenceGame):
+            def legal_mask(self):
+                mask = super().legal_mask()
+                return mask & False if self.points == 1 else mask
+        """,
+    "endless": """
+        from aerodeck.envs.airport_scramble.reference import ReferenceGame
+        class Endless(ReferenceGame):
+            max_decisions = 150
+            def end_turn(self):  # AS-13 without its die: no ticket ever fails, and the tickets come round again
+                self.points = self.rules.action_points
+                self.redraw_used = False
+                if self.ticket < 0:
+                    if not self.ticket_deck:
+                        self.ticket_deck = set(range(self.comp.n_tickets))
+                    self.draw_ticket()
+        """,
+}
+WHAT = {"raises": "RuntimeError in step: the die fell off the table",
+        "empty": "no legal action (an empty legal mask) in a game that is not over",
+        "endless": "the game has not ended after 150 decisions"}
+
+
+def broken_rules(tmp_path: Path, kind: str):
+    cls = {"raises": "Raises", "empty": "Empty", "endless": "Endless"}[kind]
+    path = house_file(tmp_path, BROKEN[kind], f"{kind}.py")
+    return with_house(AS.make_rules(), HouseRule.parse(f"{path}:{cls}"))
+
+
+@pytest.mark.parametrize("kind", sorted(BROKEN))
+def test_a_broken_house_rule_stops_with_one_line_naming_the_rule_the_game_and_the_decision(tmp_path, kind):
+    rules = broken_rules(tmp_path, kind)
+    with pytest.raises(HouseRuleError) as caught:
+        play_games(AS.make_core(rules, check_actions=False), [make_agent(AS.id, "random", rules, seed=1)],
+                   np.arange(7, 11), progress=False)
+    err = caught.value
+    line = str(err)
+    assert "\n" not in line and line.startswith(f"house rule {kind}.py:")
+    assert WHAT[kind] in line and f"the game seeded {err.seed}, decision {err.decision}" in line
+    assert err.seed in range(7, 11) and err.decision >= (150 if kind == "endless" else 0)
