@@ -54,6 +54,13 @@ def _spaces(core) -> tuple[gym.spaces.Dict, gym.spaces.Discrete]:
     return obs, gym.spaces.Discrete(core.n_actions)
 
 
+def training_deals(seed: int, count: int, first: int = 0) -> np.ndarray:
+    """Seeds of training games ``first … first+count−1`` of a run seeded ``seed``: ``uint64 (count,)``,
+    ``game_seeds`` with the top bit cleared — never a benchmark task's evaluation deal, whose top bit is
+    set (``aerodeck.bench.tasks.EVAL_BIT``)."""
+    return game_seeds(seed, count, first) & np.uint64(2**63 - 1)
+
+
 def _refuse_illegal(core, state, actions: np.ndarray, masks: np.ndarray, rows: np.ndarray) -> None:
     """``ValueError`` naming the first action of ``rows`` that ``masks`` forbids."""
     bad = rows[~masks[rows, np.clip(actions[rows], 0, core.n_actions - 1)]]
@@ -68,8 +75,8 @@ class CoreVectorEnv(gym.vector.VectorEnv):
     autoreset: the step after a game ends deals the next game in its row (reward 0, not done).
 
     Observations ``{"observation": float32 (B, O), "action_mask": float32 (B, A)}``; rewards
-    ``float32 (B,)``. Game k of row b (k = 0, 1, …) is dealt from seed ``game_seeds(seed, …)`` of
-    index ``b + k·B``: the games depend only on ``seed``. ``taken``: the actions played so far (every
+    ``float32 (B,)``. The games are dealt in turn from :func:`training_deals` of ``seed``: they
+    depend only on ``seed``. ``taken``: the actions played so far (every
     one legal: an illegal one raises ``ValueError``)."""
 
     metadata = {"autoreset_mode": gym.vector.AutoresetMode.NEXT_STEP}
@@ -90,7 +97,7 @@ class CoreVectorEnv(gym.vector.VectorEnv):
         self.state, self.ended = None, np.zeros(num_envs, bool)
 
     def _seeds(self, count: int) -> np.ndarray:
-        seeds = game_seeds(self.seed_, count, self.dealt)
+        seeds = training_deals(self.seed_, count, self.dealt)
         self.dealt += count
         return seeds
 
@@ -137,7 +144,7 @@ class LearnerVectorEnv(gym.vector.VectorEnv):
 
     Observations ``{"observation": float32 (B, O), "action_mask": float32 (B, A)}`` are the learner's
     own (what its seat may know); rewards ``float32 (B,)`` the learner's, its opponents' turns included.
-    Game k (over all rows) is dealt from ``game_seeds(seed, 1, k)``; the opponents are seeded from
+    Game k (over all rows) is dealt from ``training_deals(seed, 1, k)``; the opponents are seeded from
     ``(seed, offset)`` and draw from the keys of (game seed, decision), so a game's play depends only
     on ``seed``. ``taken``: the learner's actions so far (every one legal)."""
 
@@ -175,7 +182,7 @@ class LearnerVectorEnv(gym.vector.VectorEnv):
         self.decisions = np.zeros(num_envs, np.int64)
 
     def _deal(self, rows: np.ndarray) -> None:
-        seeds = game_seeds(self.seed_, rows.size, self.dealt)
+        seeds = training_deals(self.seed_, rows.size, self.dealt)
         number = self.dealt + np.arange(rows.size)
         self.dealt += rows.size
         if self.state is None:
@@ -264,7 +271,7 @@ def _multi_agent_env_class():
         the seat to act next — its own view (``core.observe(state, seat)``) and legal mask — and the
         rewards of every seat (RLlib adds a seat's rewards up to its next turn); at the end every seat gets its last view, terminated.
         ``config``: ``game``, ``rules`` (a rules object or options dict; default the game's), ``seed``
-        (the k-th game is dealt from seed ``game_seeds(seed, 1, k)``; RLlib's first ``reset(seed=…)``,
+        (the k-th game is dealt from seed ``training_deals(seed, 1, k)``; RLlib's first ``reset(seed=…)``,
         distinct per env runner and env, replaces it). ``taken``: the actions played (every one legal)."""
 
         def __init__(self, config: dict | None = None) -> None:
@@ -289,7 +296,7 @@ def _multi_agent_env_class():
         def reset(self, *, seed=None, options=None):
             if seed is not None:
                 self.seed_, self.dealt = int(seed) % 2**64, 0
-            self.state = self.core.init(game_seeds(self.seed_, 1, self.dealt))
+            self.state = self.core.init(training_deals(self.seed_, 1, self.dealt))
             self.dealt += 1
             seat = int(self.core.to_act(self.state)[0])
             return {agent_id(seat): self._view(seat)}, {}
@@ -450,6 +457,10 @@ class Setup:
     opponents: tuple[str, ...] = ()
     #: The seed the training games are dealt from (default ``seed``; a resumed run deals new games).
     env_seed: int | None = None
+    #: CPU threads torch uses in the driver and in each env runner (``None``: torch's own choice, one
+    #: per core). One is the default: on a busy machine torch's threads wait for each other at every small
+    #: matrix product, and PPO ran 35 times slower with 2 than with 1 (benchmarks/rllib_speed.py).
+    threads: int | None = 1
 
     def deals(self) -> int:
         """The seed of the training games."""
@@ -467,6 +478,7 @@ def ppo_config(game: str, rules=None, setup: Setup = Setup()):
 
     spec = envs.spec(game)
     rules = rules if rules is not None else spec.rules_class()()
+    torch_threads(setup.threads)  # the driver's (its env runner and learner); each env runner's: at its env's creation
     module = RLModuleSpec(module_class=masked_module_class(), model_config={
         "fcnet_hiddens": list(setup.hidden), "fcnet_activation": "tanh", "head_fcnet_hiddens": []})
     config = (PPOConfig()
@@ -479,15 +491,25 @@ def ppo_config(game: str, rules=None, setup: Setup = Setup()):
     if setup.opponents and spec.solo:
         raise ValueError(f"{spec.id} is played solo: it has no opponents")
     if spec.solo or setup.opponents:
-        register_env(name, lambda ctx: _solo_env(spec.id, rules, ctx, setup.deals(), setup.opponents))
+        register_env(name, lambda ctx: torch_threads(setup.threads) or _solo_env(spec.id, rules, ctx, setup.deals(),
+                                                                                setup.opponents))
         return (config.environment(name, disable_env_checking=True)
                 .env_runners(gym_env_vectorize_mode="vector_entry_point")
                 .rl_module(rl_module_spec=module))
-    register_env(name, lambda ctx: multi_agent_env({**ctx, "game": spec.id, "rules": rules, "seed": setup.deals(),
-                                                    "env": setup.multi_env}))
+    register_env(name, lambda ctx: torch_threads(setup.threads) or multi_agent_env({
+        **ctx, "game": spec.id, "rules": rules, "seed": setup.deals(), "env": setup.multi_env}))
     return (config.environment(name, disable_env_checking=True)
             .multi_agent(policies={SHARED}, policy_mapping_fn=lambda agent, episode, **kw: SHARED)
             .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={SHARED: module})))
+
+
+def torch_threads(threads: int | None) -> None:
+    """Let torch use ``threads`` CPU threads in this process (``None``: leave its choice)."""
+    if threads is not None:
+        import torch
+
+        if torch.get_num_threads() != threads:
+            torch.set_num_threads(threads)
 
 
 def _solo_env(game: str, rules, ctx, seed: int, opponents: tuple[str, ...] = ()):

@@ -13,10 +13,12 @@ PPO (``aerodeck.train.rllib``) on a Ray cluster or a local Ray and writes the ru
   the command's start (Ray's start and the algorithm's build included); an update is started only if it
   and the final evaluation fit, so the run ends within the budget plus its final save.
 - Evaluations: at the start, every ``--evaluate-every`` env steps and at the end, the greedy policy on
-  the same held-out deals each time (:func:`evaluation_deals`: a benchmark task's evaluation deals where
-  one fits the game, else the deals of ``[train] eval_seed``, disjoint from the training games), as
-  ``aerodeck train`` measures a model (``aerodeck.train.model.evaluate``: a solo game's mean score beside
-  the game's opponent on the same deals, a multi-player game's win rate against it).
+  the same held-out deals each time (:func:`measure`): the evaluation deals of the benchmark task of the
+  run's game, rules and opponents (``aerodeck.bench.tasks``, e.g. ``as-standard-v0``,
+  ``ft4-heuristic-v0``: raw and normalized score), else ``aerodeck train``'s evaluation on the deals of
+  ``[train] eval_seed`` (a solo game's mean score beside the game's opponent on the same deals, a
+  multi-player game's win rate against it). No training deal is an evaluation deal: every training
+  seed has its top bit clear, every task's evaluation seed has it set.
 - The folder is written in a temporary sibling until the first checkpoint (after the first evaluation)
   publishes it; every checkpoint replaces ``last/`` (and ``best/``) as a whole.
 - Ctrl-C or SIGTERM: the update under way ends, ``last/`` is saved, one line says how to continue, exit
@@ -67,21 +69,67 @@ def resume_command(game: str, out: Path) -> str:
     return " ".join(shlex.quote(w) for w in ["python", "-m", "aerodeck.train.rllib", game, "--out", str(out), "--resume"])
 
 
-# --- the evaluation deals ---------------------------------------------------------------------------------
+# --- the evaluations -------------------------------------------------------------------------------------
 
-def evaluation_deals(spec, rules, games: int) -> tuple[str, int]:
-    """Where a run's evaluations are played: ``("task NAME", seed)`` for a benchmark task of
-    ``aerodeck.bench.tasks`` whose game and rules are the run's, else ``("eval_seed", EVAL_SEED)``. The
-    training games are dealt from the run's own seed, so the evaluation deals are never trained on."""
+def evaluation_task(spec, rules, opponents: tuple[str, ...] = ()):
+    """The benchmark task (``aerodeck.bench.tasks``) whose held-out deals a run's evaluations play: one
+    of the run's game and rules (not a rules-generalization task nor a population), and for a run
+    against fixed opponents, with those opponents; ``None`` where none fits."""
     try:
         from aerodeck.bench import tasks
     except ImportError:
-        return "eval_seed", EVAL_SEED
-    for name in getattr(tasks, "task_names", lambda: [])():
-        task = tasks.task(name)
-        if getattr(task, "game", None) == spec.id and getattr(task, "rules", None) == rules and hasattr(task, "eval_seed"):
-            return f"task {name}", int(task.eval_seed)
-    return "eval_seed", EVAL_SEED
+        return None
+    n = spec.players(rules)
+    want = () if spec.solo or not opponents else tuple(opponents) * (n - 1) if len(opponents) == 1 else tuple(opponents)
+    for name in tasks.names():
+        try:
+            task = tasks.task(name)
+        except ValueError:  # a task whose data is not there yet
+            continue
+        if (task.game == spec.id and not task.general and not task.population and task.rules == rules
+                and (not want or task.opponents == want)):
+            return task
+    return None
+
+
+def measure(run: Run, module) -> dict:
+    """The greedy policy of ``module`` evaluated on the run's held-out deals: a fitting benchmark task's
+    (:func:`evaluation_task`: its raw score with its interval, and the normalized score, random = 0 and
+    heuristic = 1, where the task has references), else ``aerodeck train``'s evaluation on the deals of
+    :data:`EVAL_SEED` (``aerodeck.train.model.evaluate``; the training deals all have the top bit clear,
+    as ``aerodeck.bench.tasks.training_seeds``'s)."""
+    from aerodeck.train.rllib import ModuleAgent
+
+    task = evaluation_task(run.game, run.rules, run.setup.opponents)
+    if task is not None:
+        ev = task.evaluate(lambda rules: ModuleAgent(module), games=run.eval_games)
+        out = {"figure": "tickets" if run.game.solo else "win_share", "value": ev.raw.value, "low": ev.raw.low,
+               "high": ev.raw.high, "games": ev.games, "deals": f"task {task.name}"}
+        if ev.normalized is not None:
+            out["normalized"] = {k: getattr(ev.normalized, k) for k in ("value", "low", "high")}
+        return out
+    from aerodeck.train.model import evaluate as played
+
+    return {**played(run.game, run.rules, ModuleAgent(module), run.eval_games, EVAL_SEED), "deals": f"seed {EVAL_SEED}"}
+
+
+#: The columns of ``evaluations.csv``.
+COLUMNS = ("steps", "seconds", "deals", "figure", "value", "low", "high", "normalized", "normalized_low",
+           "normalized_high", "opponent", "difference")
+
+
+def append_row(path: Path, result: dict, seconds: float) -> None:
+    """``result`` as a row of ``evaluations.csv`` (its header first when new)."""
+    import csv
+
+    new = not path.exists()
+    norm, diff = result.get("normalized") or {}, result.get("difference") or {}
+    with open(path, "a", newline="") as f:
+        if new:
+            csv.writer(f).writerow(COLUMNS)
+        csv.writer(f).writerow([result["steps"], round(seconds, 1), result["deals"], result["figure"], result["value"],
+                                result["low"], result["high"], norm.get("value", ""), norm.get("low", ""),
+                                norm.get("high", ""), result.get("opponent", ""), diff.get("value", "")])
 
 
 # --- checkpoints ------------------------------------------------------------------------------------------
@@ -173,6 +221,8 @@ class Run:
     staging: object = None
     writer: object = None
     eval_seconds: float = 0.0
+    #: Seconds one update is expected to take before one has been timed (:func:`probe`).
+    update_estimate: float = 0.0
 
     @property
     def folder(self) -> Path:
@@ -220,22 +270,20 @@ def module_id(algo) -> str:
 
 
 def evaluate(run: Run, algo) -> dict:
-    """The greedy policy's evaluation now: a row of ``evaluations.csv``, TensorBoard's ``eval/``, ``best/``
-    when it is the best so far."""
-    from aerodeck.train.callbacks import append_evaluation
-    from aerodeck.train.model import evaluate as measure
-    from aerodeck.train.rllib import ModuleAgent, policy_module
+    """The greedy policy's evaluation now (:func:`measure`): a row of ``evaluations.csv``, TensorBoard's
+    ``eval/``, ``best/`` when it is the best so far."""
+    from aerodeck.train.rllib import policy_module
 
     began = run.clock.now()
-    where, seed = evaluation_deals(run.game, run.rules, run.eval_games)
     module = policy_module(algo)
-    result = measure(run.game, run.rules, ModuleAgent(module), run.eval_games, seed)
-    result.update(steps=run.steps, deals=where)
+    result = {**measure(run, module), "steps": run.steps}
     run.evaluation = result
     run.first_evaluation = run.first_evaluation or result
-    append_evaluation(run.folder / EVALUATIONS, result, run.seconds())
+    append_row(run.folder / EVALUATIONS, result, run.seconds())
     for key in ("value", "low", "high"):
         run.writer.add_scalar(f"eval/{result['figure']}" + ("" if key == "value" else f"_{key}"), result[key], run.steps)
+    if "normalized" in result:
+        run.writer.add_scalar("eval/normalized", result["normalized"]["value"], run.steps)
     if "difference" in result:
         run.writer.add_scalar(f"eval/difference_to_{result['opponent']}", result["difference"]["value"], run.steps)
     run.writer.flush()
@@ -249,8 +297,9 @@ def evaluate(run: Run, algo) -> dict:
 
         replace_folder(run.folder / BEST, write)
     run.eval_seconds = max(run.eval_seconds, run.clock.now() - began)
+    normalized = f", normalized {result['normalized']['value']:.3f}" if "normalized" in result else ""
     say(f"evaluation at {run.steps:,} steps: {result['figure']} {result['value']:.3f} [{result['low']:.3f}, "
-        f"{result['high']:.3f}] on {run.eval_games:,} deals ({where}); best {run.best:.3f}")
+        f"{result['high']:.3f}]{normalized} on {result['games']:,} held-out deals ({result['deals']}); best {run.best:.3f}")
     return result
 
 
@@ -268,6 +317,83 @@ def checkpoint(run: Run, algo) -> None:
         run.writer.close()
         run.staging.publish()
         run.open_writer()
+
+
+def probe(setup, spec, rules, seconds: float = 1.0) -> float:
+    """The seconds one PPO update of ``setup`` is expected to take here, measured on a fresh module:
+    sampling (the env stepped with the module's forward pass, for about ``seconds``) for the batch, plus
+    the SGD steps of its epochs and minibatches (three timed after one), plus half a second of RLlib's own."""
+    import time
+
+    import torch
+    from ray.rllib.core.columns import Columns
+
+    from aerodeck.train import rllib
+
+    if spec.solo or setup.opponents:
+        env = rllib._solo_env(spec.id, rules, {"num_envs": setup.envs_per_runner}, setup.deals(), setup.opponents)
+        batched = True
+    else:
+        env = rllib.multi_agent_env({"game": spec.id, "rules": rules, "seed": setup.deals(), "env": setup.multi_env})
+        batched = False
+    core = spec.make_core(rules)
+    space, action = rllib._spaces(core)
+    module = rllib.masked_module_class()(observation_space=space, action_space=action, model_config={
+        "fcnet_hiddens": list(setup.hidden), "fcnet_activation": "tanh", "head_fcnet_hiddens": []})
+    obs, _ = env.reset(seed=setup.deals())
+    steps, began = 0, time.perf_counter()
+    with torch.no_grad():
+        while time.perf_counter() - began < seconds or steps < 8:
+            if batched:
+                x = {k: torch.as_tensor(v) for k, v in obs.items()}
+            else:
+                (agent, view), = obs.items()
+                x = {k: torch.as_tensor(v)[None] for k, v in view.items()}
+            logits = module.forward_exploration({Columns.OBS: x})[Columns.ACTION_DIST_INPUTS]
+            actions = torch.distributions.Categorical(logits=logits).sample().numpy()
+            if batched:
+                obs, *_ = env.step(actions)
+                steps += len(actions)
+            else:
+                obs, _, terminated, _, _ = env.step({agent: int(actions[0])})
+                steps += 1
+                if terminated["__all__"]:
+                    obs, _ = env.reset()
+    rate = steps / (time.perf_counter() - began)
+    batch = {Columns.OBS: {"observation": torch.rand(setup.minibatch, core.obs_size),
+                           "action_mask": torch.ones(setup.minibatch, core.n_actions)}}
+    optimizer = torch.optim.Adam(module.parameters(), lr=setup.lr)
+    for i in range(4):
+        if i == 1:
+            began = time.perf_counter()
+        out = module.forward_train(batch)
+        loss = out[Columns.ACTION_DIST_INPUTS].logsumexp(-1).mean() + module.compute_values(batch).pow(2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    sgd = (time.perf_counter() - began) / 3
+    return setup.batch / rate + setup.epochs * math.ceil(setup.batch / setup.minibatch) * sgd + 0.5
+
+
+def fit_batch(run: Run) -> None:
+    """Under ``--minutes``: time an update (:func:`probe`) and, in a new run whose updates would not fit
+    :data:`UPDATES_PER_EVALUATION` times in 60 % of the time left (the rest for building the algorithm
+    and the evaluations), shorten the batch to fit, saying so."""
+    if run.session.minutes is None:
+        return
+    left = run.session.minutes * 60 - run.clock.now()
+    estimate = probe(run.setup, run.game, run.rules)
+    allowed = 0.6 * left / UPDATES_PER_EVALUATION
+    if estimate > allowed and not run.resumed:
+        setup = run.setup
+        batch = max(setup.envs_per_runner, int(setup.batch * allowed / estimate) // setup.envs_per_runner * setup.envs_per_runner)
+        if batch < setup.batch:
+            say(f"an update of {setup.batch:,} steps would take about {estimate:.1f} s here; the batch is "
+                f"{batch:,} steps so that {UPDATES_PER_EVALUATION} updates fit the {left:.0f} s left")
+            run.setup = dataclasses.replace(setup, batch=batch, minibatch=min(setup.minibatch, batch))
+            run.evaluate_every = min(run.evaluate_every, UPDATES_PER_EVALUATION * batch)
+            estimate *= batch / setup.batch
+    run.update_estimate = 1.5 * estimate  # the first update's own start-up besides
 
 
 def sampled(result: dict) -> int:
@@ -293,7 +419,7 @@ def learn(run: Run, algo) -> None:
             if run.session.steps is not None and session_steps >= run.session.steps:
                 break
             if deadline is not None:
-                update = max(durations[-3:], default=0.0)
+                update = max(durations[-3:], default=run.update_estimate)
                 if run.clock.now() + update + run.eval_seconds > deadline:
                     break
             began = run.clock.now()
@@ -443,11 +569,15 @@ def execute(run: Run, address: str | None, cpus: int | None) -> Path:
     from aerodeck.arena.output import OutputFolder
     from aerodeck.train.rllib import ppo_config
 
-    say(f"{run.game.id}, {run.rules.label()}: {'continuing to' if run.resumed else 'budget'} {run.budget.describe()}"
-        + (f" ({run.session.describe()} left)" if run.resumed else "") + f"; "
-        + (f"against {', '.join(run.setup.opponents)}" if run.setup.opponents else
-           "solo" if run.game.solo else "self-play") + f"; evaluations every {run.evaluate_every:,} steps; {run.out}")
+    from aerodeck.train.rllib import torch_threads
+
+    torch_threads(run.setup.threads)
     with local_ray(address, cpus):
+        fit_batch(run)
+        say(f"{run.game.id}, {run.rules.label()}: {'continuing to' if run.resumed else 'budget'} {run.budget.describe()}"
+            + (f" ({run.session.describe()} left)" if run.resumed else "") + f"; "
+            + (f"against {', '.join(run.setup.opponents)}" if run.setup.opponents else
+               "solo" if run.game.solo else "self-play") + f"; evaluations every {run.evaluate_every:,} steps; {run.out}")
         algo = ppo_config(run.game.id, run.rules, run.setup).build_algo()
         try:
             if run.resumed:
@@ -506,6 +636,8 @@ def main(argv=None) -> int:
     p.add_argument("--minibatch", type=int, default=256, help="minibatch of each SGD step (default 256)")
     p.add_argument("--epochs", type=int, default=4, help="passes over each batch (default 4)")
     p.add_argument("--lr", type=float, default=3e-4, help="learning rate (default 3e-4)")
+    p.add_argument("--threads", type=int, default=1, help="CPU threads torch uses in the driver and each env runner "
+                   "(default 1; 0: torch's own choice, one per core, often far slower on a busy machine)")
     p.add_argument("--players", type=int, help="multi-player games: number of players")
     p.add_argument("--rule", dest="rule_items", action="append", default=[], metavar="KEY=VALUE",
                    help="a rule option (repeat)")
@@ -519,6 +651,8 @@ def main(argv=None) -> int:
                 raise ValueError(f"{flag} must be at least 1, got {value}")
         if args.env_runners < 0:
             raise ValueError(f"--env-runners must be 0 or more, got {args.env_runners}")
+        if args.threads < 0:
+            raise ValueError(f"--threads must be 0 (torch's choice) or more, got {args.threads}")
         if args.address is not None and args.cpus is not None:
             raise ValueError("--cpus applies to a local Ray (no --address)")
         if not (args.lr > 0 and math.isfinite(args.lr)):
@@ -535,7 +669,8 @@ def main(argv=None) -> int:
             return 0
         rules = load_rules(spec, None, args.rule_items, None, players=args.players)
         setup = Setup(env_runners=args.env_runners, envs_per_runner=args.envs_per_runner, batch=args.batch,
-                      minibatch=min(args.minibatch, args.batch), epochs=args.epochs, lr=args.lr)
+                      minibatch=min(args.minibatch, args.batch), epochs=args.epochs, lr=args.lr,
+                      threads=args.threads or None)
         train(spec.id, args.out, rules=rules, steps=args.steps, minutes=args.minutes, seed=args.seed or 0,
               opponents=args.opponents, evaluate_every=args.evaluate_every, eval_games=args.eval_games, setup=setup,
               address=args.address, cpus=args.cpus, command=command, clock=clock)

@@ -11,7 +11,6 @@ pytest.importorskip("torch")
 
 import ray  # noqa: E402
 
-from aerodeck.envs.common.rng import game_seeds  # noqa: E402
 from aerodeck.train import rllib  # noqa: E402
 from tests.games import MULTI, SOLO  # noqa: E402
 
@@ -34,7 +33,7 @@ def test_the_solo_vector_env_deals_each_rows_next_game_on_the_step_after_it_ends
     env = rllib.CoreVectorEnv(SOLO.id, SOLO.make_rules(), num_envs=3, seed=5)
     obs, _ = env.reset()
     core = SOLO.make_core(SOLO.make_rules())
-    mine = core.init(game_seeds(5, 3))
+    mine = core.init(rllib.training_deals(5, 3))
     np.testing.assert_array_equal(obs["observation"], core.observe(mine))
     rng = np.random.default_rng(0)
     ended_once = False
@@ -63,7 +62,7 @@ def test_each_seat_sees_only_its_own_observation_and_gets_its_rewards(kind):
     env = rllib.multi_agent_env({"game": MULTI.id, "rules": rules_of(MULTI), "seed": 8, "env": kind})
     obs, _ = env.reset(seed=11)
     core = MULTI.make_core(rules_of(MULTI))
-    mine = core.init([11] if kind == "pettingzoo" else game_seeds(11, 1))  # the env's first game
+    mine = core.init([11] if kind == "pettingzoo" else rllib.training_deals(11, 1))  # the env's first game
     rng = np.random.default_rng(1)
     seats_seen, returns, paid = set(), np.zeros(core.n_players), np.zeros(core.n_players)
     while True:
