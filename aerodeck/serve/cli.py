@@ -108,5 +108,8 @@ def main(args: argparse.Namespace) -> int:
           flush=True)
     if not args.no_browser:
         threading.Timer(0.5, webbrowser.open, (url,)).start()
-    server.run(sockets=[sock])
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt as stop:  # Ctrl-C or SIGTERM: said in one line by aerodeck's main
+        raise type(stop)(f"the server stopped; the games finished in the browser are in {args.games}") from None
     return 0

@@ -56,15 +56,15 @@ def _plain(renderable) -> str:
     return getattr(renderable, "plain", str(renderable))
 
 
-def _rated(agent, core, state, seat: int, words) -> list | None:
-    """The agent's top moves with their values, ``[[action, words, value], ...]``, where it rates
+def _rated(agent, core, state, seat: int) -> list | None:
+    """The agent's top moves with their values, ``[[action, value], ...]`` best first, where it rates
     every move (an agent with ``scores``), else None."""
     scores = getattr(agent, "scores", None)
     if not callable(scores):
         return None
     values = np.asarray(scores(core.observe(state, seat), core.legal_mask(state)), np.float64)[0]
     best = [int(a) for a in np.argsort(-values, kind="stable")[:TOP] if np.isfinite(values[a])]
-    return [[a, words(core, state, a), round(float(values[a]), 4)] for a in best]
+    return [[a, round(float(values[a]), 4)] for a in best]
 
 
 class Line:
@@ -99,7 +99,7 @@ class Line:
         mask = self.core.legal_mask(self.state)
         view = self.spec.make_view(self.core, self.state, np.array([seat])) if agent.needs_view else None
         action = int(agent.act(obs, mask, view)[0])
-        self.step(action, _rated(agent, self.core, self.state, seat, self.text.words))
+        self.step(action, _rated(agent, self.core, self.state, seat))
 
 
 class Table:
@@ -113,7 +113,10 @@ class Table:
         self.rival_spec, self.rival_agent = rival if rival else (None, None)
         self.rival = Line(spec, rules, seed, 0) if rival else None
         self.games_dir = games_dir
+        self.label = rules.label()
         self.saved: Path | None = None
+        #: Each game's result (``aerodeck.arena.replays.result_of``) once all are over: the person's, the rival's.
+        self.results: list[dict] | None = None
         self.lock = threading.Lock()
         self.touched = time.monotonic()
         self.hints = 0
@@ -176,7 +179,8 @@ class Table:
             self.hints += 1
             return {"agent": self.hint_spec, "action": action, "words": line.text.words(line.core, line.state, action),
                     "why": line.text.why(line.core, line.state, action),
-                    "ratings": _rated(self.hint_agent, line.core, line.state, self.seat, line.text.words)}
+                    "ratings": [[a, line.text.words(line.core, line.state, a), value] for a, value in
+                                _rated(self.hint_agent, line.core, line.state, self.seat) or []] or None}
 
     # --- the page ---------------------------------------------------------------------------------
 
@@ -191,7 +195,7 @@ class Table:
                      for a, w, note in line.text.moves(core, line.state)]
         out = {
             "id": self.id, "game": self.spec.id, "title": self.spec.title, "seed": self.seed,
-            "rules": self.rules.label(), "seat": self.seat, "names": self.names, "agents": self.by_seat,
+            "rules": self.label, "seat": self.seat, "names": self.names, "agents": self.by_seat,
             "board": line.web.board(core, line.state, self.seat), "decisions": len(line.actions),
             "to_act": -1 if line.done else line.to_act(), "your_turn": yours, "moves": moves,
             "log": line.log[-LOG_LINES:], "pending": self.pending(), "done": line.done, "hints": self.hints,
@@ -204,6 +208,10 @@ class Table:
                             "decisions": len(rival.actions), "done": rival.done, "log": rival.log[-8:]}
             if rival.done:
                 out["rival"]["summary"] = _plain(rival.text.summary(rival.core, rival.state, 0, [self.rival_spec]))
+        if self.results is not None and self.rival is not None:
+            mine, theirs = self.results[0]["score"][0], self.results[1]["score"][0]
+            verdict = "you win" if mine > theirs else f"{self.rival_spec} wins" if theirs > mine else "a tie"
+            out["versus"] = f"On the same deal: you scored {mine}, {self.rival_spec} scored {theirs} — {verdict}."
         if self.saved is not None:
             out["saved"] = str(self.saved)
             out["saved_name"] = self.saved.name
@@ -218,12 +226,12 @@ class Table:
         return [(GameRecord(seed=self.seed, agents=list(agents), actions=list(line.actions), result=result, game=i),
                  line.candidates) for i, ((line, agents), result) in enumerate(zip(lines, results))]
 
-    def replay_text(self) -> str:
+    def replay_text(self, records=None) -> str:
         """The replay file (``aerodeck replay`` reads it): the header, then the person's game and, in a
         solo game, the rival's on the same deal. Each game line also holds ``candidates``: per decision,
-        the deciding agent's top moves ``[action, words, value]`` where it rates moves, else null."""
+        the deciding agent's top moves ``[action, value]`` (best first) where it rates moves, else null."""
         lines = [json.dumps(header(self.spec.id, self.rules, f"aerodeck serve ({self.id})"), separators=(",", ":"))]
-        for record, candidates in self.records():
+        for record, candidates in records if records is not None else self.records():
             data = json.loads(record.to_json())
             data["candidates"] = candidates
             lines.append(json.dumps(data, separators=(",", ":")))
@@ -232,11 +240,15 @@ class Table:
     def _finish(self) -> None:
         """Once the game (and the rival's) is over, save it as a replay file in ``games_dir``."""
         self.touched = time.monotonic()
-        if self.saved is not None or self.games_dir is None or not self.main.done or self.pending() is not None:
+        if self.results is not None or not self.main.done or self.pending() is not None:
+            return
+        records = self.records()
+        self.results = [record.result for record, _ in records]
+        if self.games_dir is None:
             return
         path = self.games_dir / f"{self.spec.id}-seed{self.seed}-{self.id}.jsonl"
         self.games_dir.mkdir(parents=True, exist_ok=True)
-        write_file(path, self.replay_text())
+        write_file(path, self.replay_text(records))
         read(path)  # the file replays as recorded (aerodeck replay reads it)
         self.saved = path
 

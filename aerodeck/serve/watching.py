@@ -38,7 +38,8 @@ def games(path: Path, name: str) -> dict:
 
 
 def _candidates(path: Path, line: int) -> list | None:
-    """The ``candidates`` a game line records (games played with ``aerodeck serve``), or None."""
+    """The ``candidates`` a game line records (games played with ``aerodeck serve``: per decision
+    ``[[action, value], ...]`` or null), or None."""
     try:
         with open(path, encoding="utf-8") as f:
             for number, text in enumerate(f, start=1):
@@ -79,8 +80,10 @@ def frames(path: Path, name: str, index) -> dict:
             frame["actor"] = f.actors[i]
             frame["next"] = caption(replay, f, i + 1, core, text)
             frame["moves"] = [{"action": a, "words": w, "note": note} for a, w, note in text.moves(core, state)]
-            if recorded is not None and i < len(recorded) and recorded[i]:
-                frame["candidates"] = recorded[i]
+            if recorded is not None and i < len(recorded) and isinstance(recorded[i], list):
+                frame["candidates"] = [[int(a), text.words(core, state, int(a)), value] for a, value in
+                                       (c for c in recorded[i] if isinstance(c, list) and len(c) == 2)
+                                       if isinstance(a, int) and 0 <= a < core.n_actions]
         out.append(frame)
     return {"game": spec.id, "title": spec.title, "name": name, "index": index, "seed": record.seed,
             "agents": record.agents, "result": record.result, "rules": replay.rules.label(), "frames": out}

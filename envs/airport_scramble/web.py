@@ -23,19 +23,19 @@ from aerodeck.envs.airport_scramble.rules import COLOR_LETTERS, COLOR_NAMES
 STYLE = """
 .board .as-head { display:flex; gap:1.2em; flex-wrap:wrap; margin-bottom:.5em; }
 .board .as-grid { display:grid; gap:3px; margin:.4em 0; }
-.board .as-cell { width:62px; height:62px; border:1px dashed #ccd; border-radius:6px; position:relative;
-  display:flex; align-items:center; justify-content:center; color:#99a; font-size:11px; }
-.board .as-card { width:58px; height:58px; border:1px solid #666; border-radius:6px; background:#f4f1e8;
+.board .as-cell { width:52px; height:52px; border:1px dashed #dde; border-radius:6px; position:relative;
+  display:flex; align-items:center; justify-content:center; color:#c4c4d0; font-size:9px; }
+.board .as-card { width:48px; height:48px; color:#222; border:1px solid #666; border-radius:6px; background:#f4f1e8;
   position:relative; overflow:hidden; }
 .board .as-card .h { position:absolute; left:0; right:0; top:40%; height:20%; }
 .board .as-card .v { position:absolute; top:0; bottom:0; left:40%; width:20%; }
-.board .as-card .code { position:absolute; left:4px; top:3px; font-weight:bold; font-size:12px;
+.board .as-card .code { position:absolute; left:3px; top:2px; font-weight:bold; font-size:11px;
   background:#f4f1e8; padding:0 2px; border-radius:3px; }
 .board .as-card.origin { outline:3px solid #ff9900; } .board .as-card.destination { outline:3px solid #d62728; }
-.board .as-plane { position:absolute; right:2px; bottom:0; font-size:22px; line-height:1; }
+.board .as-plane { position:absolute; right:1px; bottom:0; font-size:19px; line-height:1; }
 .board .as-slots { display:flex; gap:8px; align-items:flex-end; margin:.4em 0; }
 .board .as-slot { display:flex; flex-direction:column; align-items:center; font-size:12px; }
-.board .as-empty { width:58px; height:58px; border:1px dashed #bbb; border-radius:6px; }
+.board .as-empty { width:48px; height:48px; border:1px dashed #bbb; border-radius:6px; }
 .board .as-ticket { display:flex; gap:6px; align-items:center; }
 .board .as-legend span { margin-right:.8em; }
 """
@@ -78,7 +78,7 @@ def board(core, state, seat=0) -> str:
         out.append("<div><b>pre-played ticket:</b> choose a line to remove (AS-15)</div>")
     else:
         out.append("<div>ticket completed; the next is drawn at the start of the next turn</div>")
-    out.append(f'<div class="as-grid" style="grid-template-columns:repeat({G}, 62px)">')
+    out.append(f'<div class="as-grid" style="grid-template-columns:repeat({G}, 52px)">')
     for r in range(G):
         for c in range(G):
             card = p.grid[r][c]

@@ -127,7 +127,8 @@ def test_a_solo_game_is_played_beside_the_agent_on_the_same_deal(client):
     assert {r.seed for r in replay.records} == {9}
     lines = Path(view["saved"]).read_text().splitlines()
     rated = json.loads(lines[2])["candidates"]  # the heuristic rates its moves: its candidates are kept
-    assert len(rated) == len(replay.records[1].actions) and all(c and c[0][0] in range(10**6) for c in rated)
+    assert len(rated) == len(replay.records[1].actions)
+    assert all(c and len(c[0]) == 2 and isinstance(c[0][0], int) for c in rated)
     assert view["rival"]["done"] and view["summary"]
 
 

@@ -163,7 +163,7 @@ async function playPage(page, id, params) {
     const end = $("#end");
     if (view.done) {
       end.hidden = false;
-      end.innerHTML = `<h2>Game over</h2><pre id="summary">${esc(view.summary || "")}</pre>` +
+      end.innerHTML = `<h2>Game over</h2>${view.versus ? `<div class="versus" id="versus">${esc(view.versus)}</div>` : ""}<pre id="summary">${esc(view.summary || "")}</pre>` +
         (view.rival && view.rival.summary ? `<div><b>${esc(view.rival.agent)} on the same deal:</b><pre id="rival-summary">${esc(view.rival.summary)}</pre></div>` : "") +
         (view.saved_name ? `<p>Saved as <a id="replay-file" href="/api/games/${view.id}/replay" data-path="${esc(view.saved)}" download>${esc(view.saved_name)}</a>
            (<code>aerodeck replay ${esc(view.saved)}</code>) · <a id="watch-it" href="#">watch it</a></p>` : "") +
@@ -308,8 +308,8 @@ async function watchPage(page, root, path, params) {
   const last = film.frames.length - 1;
   let i = Math.min(Math.max(parseInt(params.get("d") || "0", 10) || 0, 0), last);
   $("#film").innerHTML = `<div class="controls">
-      <button id="first" title="Home">⏮ start</button><button id="back" title="←">◀ back</button>
-      <button id="next" title="→">next ▶</button><button id="last" title="End">end ⏭</button>
+      <button id="first" title="Home">« start</button><button id="back" title="←">◀ back</button>
+      <button id="next" title="→">next ▶</button><button id="last" title="End">end »</button>
       <label for="jump">decision</label><input id="jump" type="number" min="0" max="${last}" style="width:5em"><button id="go">jump</button>
       <span id="where" class="muted"></span></div>
     <div class="caption" id="caption"></div>
