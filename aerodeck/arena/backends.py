@@ -57,6 +57,8 @@ class Task:
     count: int
     chunk: int
     save: int = 0
+    #: Keep every game's actions (``aerodeck.arena.trace.Trace``; a hash of them is always kept).
+    trace: bool = False
 
 
 def lineups_of(cell: Cell, n_players: int, start: int, count: int) -> np.ndarray:
@@ -80,11 +82,15 @@ def tasks_of(game: str, cells: Sequence[Cell], n_games: int, seed: int, chunk: i
 def play_task(task: Task) -> dict:
     """Play one task; its metrics' ``(numerator, denominator)`` arrays ``float64 (count, width)`` under
     ``"metrics"``, under ``"restricted"`` per restricted agent ``[decisions, fallbacks]``, under
-    ``"replays"`` the replay records (``aerodeck.watch.replay.GameRecord``) of its games below ``task.save``."""
+    ``"replays"`` the replay records (``aerodeck.watch.replay.GameRecord``) of its games below ``task.save``,
+    under ``"trace"`` each game's decisions (``aerodeck.arena.trace.Trace``: a hash and a count, the
+    actions too with ``task.trace``) and under ``"outcome"`` each game's ``score`` and ``win_share``
+    ``float64 (count, n)``."""
     from aerodeck.agents.registry import make_agent
     from aerodeck.agents.restricted import RestrictedAgent
     from aerodeck.arena.loop import agent_seed, game_seeds, play_games
     from aerodeck.watch.replay import Recorder
+    from aerodeck.arena.trace import Trace
 
     spec = envs.spec(task.game)
     cell = task.cell
@@ -93,15 +99,18 @@ def play_task(task: Task) -> dict:
     lineups = lineups_of(cell, core.n_players, task.start, task.count)
     seeds = game_seeds(task.seed, task.count, task.start)
     observers = [catalogue(task.game).make_recorder(core, task.count, lineups=lineups)]
+    trace = Trace(task.count, keep=task.trace)
+    observers.append(trace)
     replays = Recorder(task.save) if task.start < task.save else None
     if replays is not None:
         observers.append(replays.observer(task.start, seeds, [[cell.agents[a] for a in row] for row in lineups]))
-    play_games(core, agents, seeds, lineups, batch_size=CHUNK, progress=False, make_view=spec.make_view,
-               summary=spec.summary_of(), observers=observers)
+    played = play_games(core, agents, seeds, lineups, batch_size=CHUNK, progress=False, make_view=spec.make_view,
+                        summary=spec.summary_of(), observers=observers)
     restricted = {a: [agent.decisions, agent.fallbacks] for a, agent in zip(cell.agents, agents)
                   if isinstance(agent, RestrictedAgent)}
     return {"metrics": observers[0].result(), "restricted": restricted,
-            "replays": replays.records(spec, cell.rules) if replays is not None else []}
+            "replays": replays.records(spec, cell.rules) if replays is not None else [],
+            "trace": trace.result(), "outcome": {"score": played["score"], "win_share": played["win_share"]}}
 
 
 def catalogue(game: str) -> Catalogue:
@@ -246,12 +255,16 @@ def make_backend(name: str, address: str | None = None, num_cpus: int | None = N
 def merge(results: Sequence[dict], tasks: Sequence[Task]) -> dict[tuple[str, str], dict]:
     """The tasks' results put together per cell ``(variant, table)``: ``"metrics"`` name ->
     ``(numerator, denominator)`` over all the cell's games in game order, ``"restricted"`` summed,
-    ``"replays"`` in game order."""
+    ``"replays"`` in game order, ``"trace"`` and ``"outcome"`` in game order."""
+    from aerodeck.arena.trace import merge_traces
+
     cells: dict[tuple[str, str], dict] = {}
     for task, result in zip(tasks, results):
         key = (task.cell.variant, task.cell.table)
         out = cells.setdefault(key, {"parts": [], "restricted": {}, "replays": []})
         out["parts"].append(result["metrics"])
+        out.setdefault("traces", []).append(result["trace"])
+        out.setdefault("outcomes", []).append(result["outcome"])
         out["replays"] += result["replays"]
         for agent, counts in result["restricted"].items():
             total = out["restricted"].setdefault(agent, [0, 0])
@@ -259,6 +272,9 @@ def merge(results: Sequence[dict], tasks: Sequence[Task]) -> dict[tuple[str, str
             total[1] += counts[1]
     for out in cells.values():
         parts = out.pop("parts")
+        out["trace"] = merge_traces(out.pop("traces"))
+        outcomes = out.pop("outcomes")
+        out["outcome"] = {k: np.concatenate([o[k] for o in outcomes]) for k in ("score", "win_share")}
         out["metrics"] = {name: (np.concatenate([p[name][0] for p in parts]), np.concatenate([p[name][1] for p in parts]))
                           for name in parts[0]}
     return cells

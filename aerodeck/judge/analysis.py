@@ -27,6 +27,9 @@ import numpy as np
 
 from aerodeck import envs
 from aerodeck.stats import significance as sig
+from aerodeck.stats.estimates import wilson
+from aerodeck.judge import power
+from aerodeck.judge.changed import blind_judges, identical_shares
 from aerodeck.judge.skill import skill_shares
 from aerodeck.arena.backends import catalogue
 
@@ -53,7 +56,7 @@ def estimate(metric, num: np.ndarray, den: np.ndarray, seed: int = 0, level: flo
             out.append(None)
             continue
         if metric.kind == "share":
-            value, low, high = sig.wilson(float(y.sum()), n, level)
+            value, low, high = wilson(float(y.sum()), n, level)
         elif rates is not None:
             value, low, high = rates[c]
         else:
@@ -374,6 +377,11 @@ def analyse(question, cells: dict) -> dict:
         if not c["difference"].tested:
             c["p_holm"], c["level"], c["interval"] = None, None, None
             c["verdict"] = sig.verdict(c["difference"], None, ALPHA)
+    for c in comparisons:  # how many games detect the metric's practical size, at the verdict's level
+        delta = power.practical_size(metrics_of[c["variant"]][c["metric"]], question.practical)
+        alpha = 1 - c["level"] if c["level"] is not None else ALPHA / max(len(family), 1)
+        c["power"] = power.needed(c["_args"][:4], c["_args"][4], delta, alpha, question.games)
+        c["small"] = power.small(c, ALPHA)
     tests = judge_tests(comparisons, judges)
     for c in comparisons:
         c.pop("_args", None)
@@ -385,11 +393,17 @@ def analyse(question, cells: dict) -> dict:
         side = "above" if f["test"]["value"] > f["test"]["against"] else "below"
         f["verdict"] = f"{side} the fair share" if p < ALPHA else "no detectable departure from the fair share"
     disagreements = agreement(comparisons, judges, tests)
+    identical = identical_shares(question, cells)
+    skill = skill_shares(question, cells, cat, spec.solo, ALPHA)
+    for d in (skill or {}).get("differences", {}).values():
+        d["practical"] = power.SKILL_SHARE_PRACTICAL
+        d["small"] = d.get("p_holm") is not None and d["p_holm"] < ALPHA and abs(d["value"]) < d["practical"]
     return {
         "game": question.game, "title": spec.title, "seed": question.seed, "games": question.games,
         "base": question.base, "test": question.test,
         "variants": {name: {"options": rules.changes(), "label": rules.label(), "deal": deals[name],
-                            "first_game": question.offsets.get(name, 0)}
+                            "first_game": question.offsets.get(name, 0), "players": question.players(name),
+                            **({"house": f"{h.path}:{h.cls}"} if (h := getattr(type(rules), "house", None)) else {})}
                      for name, rules in question.variants.items()},
         "tables": [{"name": t.name, "agents": list(t.agents), "mixed": t.mixed, "judge": t.name in judges}
                    for t in question.tables],
@@ -406,7 +420,10 @@ def analyse(question, cells: dict) -> dict:
         "disagreements": disagreements,
         "judge_tests": tests,
         "headline": list(spec.headline),
-        "skill_share": skill_shares(question, cells, cat, spec.solo, ALPHA),
+        "skill_share": skill,
+        "identical": identical,
+        "blind": blind_judges(identical, judges),
+        "practical": {m.name: power.practical_size(m, question.practical) for m in cat.metrics},
         "levels": {"alpha": ALPHA, "family": len(family), "judge_family": sum(t["p_holm"] is not None for t in tests),
                    "min_games": sig.MIN_GAMES},
         "aa": aa_check(question, comparisons),

@@ -37,8 +37,9 @@ from pathlib import Path
 import numpy as np
 
 from aerodeck import envs
-from aerodeck.agents.registry import parse_spec
+from aerodeck.agents.specs import parse_spec
 from aerodeck.agents.restricted import NAME as RESTRICTED
+from aerodeck.envs.common.house import HouseRule, HouseRuleError, with_house
 from aerodeck.judge.analysis import analyse
 from aerodeck.arena.backends import BACKENDS, CHUNK, Cell, catalogue, make_backend, merge, tasks_of
 from aerodeck.cli.args import games_arg, seed_arg
@@ -90,6 +91,9 @@ class Question:
     #: variant -> the index of its first game (default 0: games 0 … games−1, the same seeds as every
     #: other variant); an A/A copy or ``tune``'s trials play a disjoint range of games, so other seeds.
     offsets: dict[str, int] = dataclasses.field(default_factory=dict)
+    #: metric -> the smallest change worth acting on, in its unit (``--practical``; default: the
+    #: catalogue's ``Metric.practical``, see ``aerodeck.judge.power``).
+    practical: dict[str, float] = dataclasses.field(default_factory=dict)
 
     @property
     def base(self) -> str:
@@ -169,9 +173,40 @@ def read_variants(path: Path, rules_class) -> dict[str, object]:
     out = {}
     for name, table in data.items():
         try:
-            out[name] = rules_class.from_toml(table)
+            options = {k: v for k, v in table.items() if k != HOUSE_KEY}
+            house = table.get(HOUSE_KEY)
+            if house is not None and not isinstance(house, str):
+                raise ValueError(f"{HOUSE_KEY} must be a string FILE.py:Class, got {house!r}")
+            out[name] = with_house(rules_class.from_toml(options),
+                                   HouseRule.parse(house, path.parent) if house else None)
         except ValueError as err:
             raise ValueError(f"--variants file {str(path)!r}, variant {name}: {err}") from None
+    return out
+
+
+#: The key of a variant's table (``--variants FILE.toml``) naming its house rule, ``FILE.py:Class``
+#: (a relative FILE is read from the TOML file's folder).
+HOUSE_KEY = "house"
+
+
+def apply_houses(items: list[tuple[str, object]], houses: list[str], rules_class) -> list[tuple[str, object]]:
+    """``items`` (name, rules) with each ``--house NAME:FILE.py:Class`` applied: the house rule joins
+    the variant ``NAME`` (its rule options kept), or makes a new variant of the default options."""
+    out = list(items)
+    for text in houses:
+        name, sep, rest = text.partition(":")
+        name = name.strip()
+        if not sep or not name or any(c in name for c in "=,"):
+            raise ValueError(f"--house {text!r}: expected NAME:FILE.py:Class (e.g. catchup:my_rules.py:LastSeatExtraCard)")
+        try:
+            house = HouseRule.parse(rest)
+        except ValueError as err:
+            raise ValueError(f"--house {name}: {err}") from None
+        at = [i for i, (n, _) in enumerate(out) if n == name]
+        if at:
+            out[at[0]] = (name, with_house(out[at[0]][1], house))
+        else:
+            out.append((name, with_house(rules_class(), house)))
     return out
 
 
@@ -263,11 +298,14 @@ def make_agents_once(question: Question) -> None:
 # --- playing and analysing ----------------------------------------------------------------------------
 
 def play(question: Question, backend, chunk: int = CHUNK, progress: bool = True, save: int = 0,
-         timings: dict | None = None) -> dict:
+         timings: dict | None = None, trace: bool = False, failed: dict | None = None) -> dict:
     """Play every cell of ``question`` on ``backend`` (recording each cell's first ``save`` games), table
     by table; per ``(variant, table)`` the merged results (``aerodeck.arena.backends.merge``). Each variant
     plays games from its offset (``Question.offsets``) on. ``timings``, if given, receives each table's
-    wall time in seconds (what each judge cost)."""
+    wall time in seconds (what each judge cost). ``trace``: keep every game's actions (for the games
+    that changed, ``aerodeck.judge.changed``). A variant whose house rule fails
+    (``aerodeck.envs.common.house.HouseRuleError``) is left out of the result and ``failed`` (a dict,
+    if given) receives its one-line error; the other variants play on."""
     from tqdm.auto import tqdm
 
     cells = question.cells()
@@ -276,24 +314,63 @@ def play(question: Question, backend, chunk: int = CHUNK, progress: bool = True,
         first = question.offsets.get(variant, 0)
         mine = tasks_of(question.game, [c for c in cells if c.variant == variant], question.games, question.seed,
                         chunk, save if first == 0 else 0)
+        mine = [dataclasses.replace(t, trace=True) for t in mine] if trace else mine
         tasks += [dataclasses.replace(t, start=t.start + first) for t in mine] if first else mine
     results: dict[int, dict] = {}
+    failed = {} if failed is None else failed
     with tqdm(total=sum(t.count for t in tasks), unit="game", disable=not progress,
               leave=False, desc=f"{question.game} × {len(question.variants)} variants") as bar:
         for table in question.tables:
-            at = [i for i, t in enumerate(tasks) if t.cell.table == table.name]
             start = time.perf_counter()
-            results.update(zip(at, backend.run([tasks[i] for i in at], bar.update)))
+            for variant in question.variants:  # a variant whose house rule fails stops alone
+                at = [i for i, t in enumerate(tasks) if t.cell.table == table.name and t.cell.variant == variant]
+                if variant in failed or not at:
+                    continue
+                try:
+                    results.update(zip(at, backend.run([tasks[i] for i in at], bar.update)))
+                except HouseRuleError as err:
+                    failed[variant] = house_failure(question, variant, table.name, err)
             if timings is not None:
                 timings[table.name] = time.perf_counter() - start
-    return merge([results[i] for i in range(len(tasks))], tasks)
+    kept = [i for i in range(len(tasks)) if tasks[i].cell.variant not in failed]
+    return merge([results[i] for i in kept], [tasks[i] for i in kept])
+
+
+def house_failure(question: Question, variant: str, table: str, err: HouseRuleError) -> str:
+    """The one line saying where variant ``variant``'s house rule failed: the rule, the game (its number
+    in the run), the decision, what happened, and the table that played it."""
+    from aerodeck.arena.loop import game_seeds
+
+    seeds = game_seeds(question.seed, question.games, question.offsets.get(variant, 0))
+    at = np.flatnonzero(seeds == np.uint64(err.seed)) if err.seed is not None else []
+    game = question.offsets.get(variant, 0) + int(at[0]) if len(at) else None
+    return f"variant {variant} ({table}) stopped: {err.line(game)}"
+
+
+def drop_failed(question: Question, cells: dict, failed: dict[str, str]):
+    """``question`` and its ``cells`` without the variants in ``failed`` (their one-line errors printed to
+    stderr); ``ValueError`` when the base failed or nothing is left to compare."""
+    import sys
+
+    for line in failed.values():
+        print(line, file=sys.stderr)
+    if question.base in failed:
+        raise ValueError(f"the base failed, nothing to compare against: {failed[question.base]}")
+    kept = {k: v for k, v in question.variants.items() if k not in failed}
+    question = dataclasses.replace(question, variants=kept)
+    if len(kept) < 2 and not question.agent_pairs():
+        raise ValueError("every variant besides the base failed: " + "; ".join(failed.values()))
+    return question, {k: v for k, v in cells.items() if k[0] not in failed}
 
 
 def per_game_rows(question: Question, cells: dict):
     """``games.csv`` rows: variant, table, game, seed and each plain metric's value (empty where undefined);
     a metric that is a ratio of per-game counts (a denominator other than 0 or 1 in some game, e.g. a rate
     such as ``last_card_collisions``, or turns per ticket) also gets its numerator and denominator
-    (``NAME.num``, ``NAME.den``), so every figure of the report can be recomputed from the file."""
+    (``NAME.num``, ``NAME.den``), so every figure of the report can be recomputed from the file. A share of
+    the win by seat position (``Metric.seat_share`` with columns, e.g. ``win_by_position``) gets one column
+    per position of the largest table (``NAME.1st`` …: that seat's credit of the win, 1/k for each of k
+    tied winners, empty past the game's players), so the win share by seat is the column's mean."""
     from aerodeck.arena.loop import game_seeds
 
     cat = catalogue(question.game)
@@ -303,6 +380,10 @@ def per_game_rows(question: Question, cells: dict):
     header = ["variant", "table", "game", "seed"]
     for m in plain:
         header += [m.name, f"{m.name}.num", f"{m.name}.den"] if m.name in ratios else [m.name]
+    most = max(question.players(v) for v in question.variants)
+    seats = [m for m in cat.metrics if m.seat_share and m.width > 1 and most > 1]
+    for m in seats:
+        header += [f"{m.name}.{label}" for label in m.labels[:most]]
     rows = []
 
     def text(x: float) -> str:
@@ -318,12 +399,43 @@ def per_game_rows(question: Question, cells: dict):
                 columns.append(np.where(den[:, 0] > 0, num[:, 0] / den[:, 0], np.nan))
             if m.name in ratios:
                 columns += [num[:, 0], den[:, 0]]
+        for m in seats:
+            num, den = result["metrics"][m.name]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                columns += [np.where(den[:, c] > 0, num[:, c] / den[:, c], np.nan) for c in range(most)]
         for i in range(question.games):
             rows.append([variant, table, first + i, int(seeds[i]), *[text(col[i]) for col in columns]])
     return header, rows
 
 
 # --- the command --------------------------------------------------------------------------------------
+
+def save_games_arg(text: str) -> int | str:
+    """``--save-games``: a number of games, or ``changed``."""
+    if text.strip().lower() == "changed":
+        return "changed"
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of games or 'changed', got {text!r}") from None
+
+
+def practical_sizes(items: list[str], cat) -> dict[str, float]:
+    """``--practical METRIC=SIZE`` items as ``{metric: size}``; ``ValueError`` for an unknown metric or a
+    size that is not a positive number."""
+    out = {}
+    for item in items:
+        name, sep, size = item.partition("=")
+        cat.metric(name.strip())
+        try:
+            value = float(size) if sep else float("nan")
+        except ValueError:
+            value = float("nan")
+        if not value > 0:
+            raise ValueError(f"--practical {item!r}: expected METRIC=SIZE with a positive size in the metric's unit")
+        out[name.strip()] = value
+    return out
+
 
 def add_common_arguments(p: argparse.ArgumentParser, default_out: str) -> None:
     """The options ``compare``, ``sweep`` and ``tune`` share."""
@@ -356,8 +468,17 @@ def add_common_arguments(p: argparse.ArgumentParser, default_out: str) -> None:
                    help="train a PPO agent per variant for STEPS steps with `aerodeck train` and add it as a table")
     p.add_argument("--retrain-config", type=Path, metavar="FILE.toml",
                    help="--retrain: the training config (aerodeck train --config; default: the game's defaults)")
-    p.add_argument("--save-games", type=int, metavar="K", help="write the first K games of each cell as replays "
-                   "(replays/<variant>--<table>.jsonl; aerodeck replay FILE plays them back)")
+    p.add_argument("--save-games", type=save_games_arg, metavar="K|changed",
+                   help="write the first K games of each cell as replays (replays/<variant>--<table>.jsonl; aerodeck "
+                        "replay FILE plays them back); 'changed': the games whose outcome differs between the base "
+                        "and a variant under each judge, largest difference first, with the decision where they split "
+                        "(changed.csv, replays/changed/; aerodeck replay OUT --changed N opens a pair side by side)")
+    p.add_argument("--changed", type=int, metavar="K", help="save the K games that changed most per variant and judge "
+                   "(as --save-games changed, which saves them all)")
+    p.add_argument("--practical", action="append", default=[], metavar="METRIC=SIZE",
+                   help="the smallest change of METRIC worth acting on, in its unit (repeat; default per metric: "
+                        "docs/metrics.md): the report says how many games detect it and marks a real change "
+                        "smaller than it")
     p.add_argument("--out", type=Path, default=None, help=f"output folder (default {default_out})")
     p.add_argument("--force", action="store_true", help="replace --out even if it holds files aerodeck did not write")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
@@ -372,6 +493,11 @@ def add_parser(sub) -> None:
     p.add_argument("--variant", dest="variant_items", action="append", default=[], metavar="NAME:key=value,...",
                    help="a rules variant (repeat); 'base' names the base (default: the defaults)")
     p.add_argument("--variants", type=Path, metavar="FILE.toml", help="variants from a TOML file, one table each")
+    p.add_argument("--house", dest="house_items", action="append", default=[], metavar="NAME:FILE.py:Class",
+                   help="a house rule: Class in FILE.py, a subclass of the game's reference engine overriding its hook "
+                        "methods (docs/designers.md, 'Write a house rule'), joins the variant NAME (with its --variant "
+                        "options) or makes one; played on the reference engine (exact, slower); in --variants FILE.toml "
+                        "a variant's key house = \"FILE.py:Class\"")
     p.add_argument("--allow-identical", action="store_true",
                    help="the A/A check: allow a variant with the same rules as another; it plays other seeds, "
                         "and the report counts its false changes (about 5%% before Holm, at most 5%% after)")
@@ -396,8 +522,10 @@ def common_setup(args, variants: dict[str, object], command: str, search: bool =
     spec = envs.spec(args.game)
     if args.chunk < 1:
         raise ValueError(f"--chunk must be at least 1, got {args.chunk}")
-    if args.save_games is not None and args.save_games < 1:
-        raise ValueError(f"--save-games must be at least 1, got {args.save_games}")
+    if isinstance(args.save_games, int) and args.save_games < 1:
+        raise ValueError(f"--save-games must be at least 1 (or 'changed'), got {args.save_games}")
+    if getattr(args, "changed", None) is not None and args.changed < 1:
+        raise ValueError(f"--changed must be at least 1, got {args.changed}")
     if args.retrain is not None and args.retrain < 1:
         raise ValueError(f"--retrain must be at least 1 step, got {args.retrain}")
     if args.retrain_config is not None and (args.retrain is None or not args.retrain_config.is_file()):
@@ -409,7 +537,8 @@ def common_setup(args, variants: dict[str, object], command: str, search: bool =
     judges = list(dict.fromkeys(args.judges or args.agents or cat.judges or agents[:1]))
     games = args.games or spec.bench_games
     question = Question(args.game, variants, make_tables(args.game, agents, judges), games, args.seed, metrics,
-                        args.test, offsets=copy_offsets(variants, games))
+                        args.test, offsets=copy_offsets(variants, games),
+                        practical=practical_sizes(getattr(args, "practical", []), cat))
     check_question(question, search)
     check_memory(question)
     make_agents_once(question)
@@ -427,8 +556,10 @@ def run_question(question: Question, backend, out, args, extra=None) -> dict:
     with out.writing() as folder:
         if args.retrain:
             question = retrain(question, args.retrain, args.retrain_config, folder / "models", not args.no_progress)
-        analysis = report_into(folder, question, backend, args.chunk, not args.no_progress, extra, args.save_games or 0,
-                               timings)
+        save = args.save_games if isinstance(args.save_games, int) else 0
+        changed = args.save_games == "changed" or getattr(args, "changed", None) is not None
+        analysis = report_into(folder, question, backend, args.chunk, not args.no_progress, extra, save, timings,
+                               changed=getattr(args, "changed", None) if changed else None, save_changed=changed)
     seconds = time.perf_counter() - start
     from aerodeck.judge import designer_report
 
@@ -441,26 +572,41 @@ def run_question(question: Question, backend, out, args, extra=None) -> dict:
 
 
 def report_into(folder: Path, question: Question, backend, chunk: int = CHUNK, progress: bool = True,
-                extra: dict | None = None, save: int = 0, timings: dict | None = None) -> dict:
+                extra: dict | None = None, save: int = 0, timings: dict | None = None, changed: int | None = None,
+                save_changed: bool = False) -> dict:
     """Play ``question`` on ``backend`` and write its report into ``folder`` (a folder being written,
     e.g. ``OutputFolder.writing``), with the first ``save`` games of each cell as replay files
     (``replays/<variant>--<table>.jsonl``, read by ``aerodeck replay``); returns the analysis (``extra``
     added to it; a callable ``extra`` is given the analysis first). ``timings`` (a dict) receives each table's wall time, also written to ``timings.json``
-    — the one file that differs from run to run (report.md and results.json hold no timing)."""
+    — the one file that differs from run to run (report.md and results.json hold no timing). With
+    ``save_changed``, the games whose outcome differs between the base and a variant under each judge (at
+    most ``changed`` per variant and judge; ``None``: all) go to ``changed.csv`` and ``replays/changed/``
+    (``aerodeck.judge.changed``)."""
     from aerodeck.judge import designer_report
     from aerodeck.watch import replay
 
     timings = {} if timings is None else timings
-    cells = play(question, backend, chunk, progress, save, timings)
+    failed: dict[str, str] = {}
+    cells = play(question, backend, chunk, progress, save, timings, trace=save_changed, failed=failed)
+    if failed:
+        question, cells = drop_failed(question, cells, failed)
     for (variant, table), result in cells.items():
         if result["replays"]:
             name = re.sub(r"[^A-Za-z0-9_.=+-]+", "_", f"{variant}--{table}")
             replay.write(folder / "replays" / f"{name}.jsonl", question.game, question.variants[variant],
                          result["replays"], source=f"aerodeck compare --seed {question.seed}")
     analysis = analyse(question, cells)
+    if failed:
+        analysis["failed_variants"] = failed
     analysis["trained"] = {v: {t: [a.replace(f"{folder}/", "") for a in specs] for t, specs in tables.items()}
                            for v, tables in analysis["trained"].items()}  # model paths inside the folder
     analysis.update((extra(analysis) if callable(extra) else extra) or {})
+    if save_changed:
+        from aerodeck.judge import changed as changed_games
+
+        rows, counts = changed_games.changed_games(question, cells, changed)
+        changed_games.write_changed(folder, question, cells, rows, f"aerodeck compare --seed {question.seed}")
+        analysis["changed"] = {"rows": changed_games.public(rows), "counts": list(counts.values()), "limit": changed}
     designer_report.write(folder, analysis, per_game_rows(question, cells))
     (folder / "timings.json").write_text(json.dumps({"seconds_per_table": timings}, indent=1) + "\n", encoding="utf-8")
     return analysis
@@ -490,6 +636,7 @@ def main(args: argparse.Namespace) -> int:
     items = [parse_variant(v, rules_class) for v in args.variant_items]
     if args.variants is not None:
         items += list(read_variants(args.variants, rules_class).items())
+    items = apply_houses(items, args.house_items, rules_class)
     variants = assemble_variants(items, rules_class, fixed_options(args, spec), args.allow_identical)
     question, backend, out = common_setup(args, variants, "compare")
     run_question(question, backend, out, args)

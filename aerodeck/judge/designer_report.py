@@ -1,5 +1,5 @@
 """The designer's report of ``aerodeck compare / sweep / tune``: ``report.md``, PNG plots,
-``results.json``, ``games.csv`` and ``variants.toml``, from an analysis (``aerodeck.judge.compare.analyse``).
+``results.json``, ``games.csv``, ``variants.toml`` and (``--save-games changed``) ``changed.csv``, from an analysis (``aerodeck.judge.compare.analyse``).
 
 Everything written is a function of the analysis, which is a function of the seed: the same seed gives
 the same files, numbers exactly (no timings, no dates).
@@ -19,7 +19,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from aerodeck.judge.wording import comparison_name, comparison_values, correlation_text, interval, level_interval, level_text, main_comparisons, number, p_text, percent, relative  # noqa: E402
+from aerodeck.judge.wording import comparison_name, comparison_values, correlation_text, interval, level_interval, level_text, main_comparisons, number, p_text, relative_text  # noqa: E402
 
 # --- files -----------------------------------------------------------------------------------------
 
@@ -35,6 +35,10 @@ def write(folder: Path, analysis: dict, rows: tuple[list, list]) -> None:
     writer.writerows(body)
     (folder / "games.csv").write_text(buf.getvalue(), encoding="utf-8")
     (folder / "variants.toml").write_text(variants_toml(analysis), encoding="utf-8")
+    if "changed" in analysis:
+        from aerodeck.judge.changed import csv_text
+
+        (folder / "changed.csv").write_text(csv_text(analysis["changed"]["rows"]), encoding="utf-8")
     plots = draw(folder, analysis)
     from aerodeck.judge.report_markdown import markdown
 
@@ -65,6 +69,8 @@ def variants_toml(analysis: dict) -> str:
         lines.append("")
         lines.append(f"[{json.dumps(name) if not name.replace('_', '').replace('-', '').isalnum() else name}]")
         lines += [f"{k} = {toml_value(x)}" for k, x in v["options"].items()]
+        if v.get("house"):  # its house rule (aerodeck.envs.common.house), the file by its absolute path
+            lines.append(f"house = {toml_value(v['house'])}")
     return "\n".join(lines) + "\n"
 
 
@@ -72,9 +78,12 @@ def variants_toml(analysis: dict) -> str:
 
 def catalogue_markdown(catalogue, title: str) -> str:
     """A game's metric table for ``docs/metrics.md``: name, definition, unit, rules, how it is
-    summarised, its breakdown and whether ``compare`` compares it by default."""
-    out = [f"## {title}", "", "| metric | definition | unit | rules | interval | breakdown | compared by default |",
-           "|---|---|---|---|---|---|---|"]
+    summarised, its breakdown, whether ``compare`` compares it by default and its practical size (the
+    smallest change worth acting on: ``aerodeck.judge.power``)."""
+    from aerodeck.judge.power import practical_size, size_text
+
+    out = [f"## {title}", "", "| metric | definition | unit | rules | interval | breakdown | compared by default | "
+           "practical size |", "|---|---|---|---|---|---|---|---|"]
     for m in catalogue.metrics:
         if m.rows:
             breakdown = f"{len(m.rows)} × {len(m.columns)}: {', '.join(m.rows)} × {', '.join(m.columns)}"
@@ -83,8 +92,10 @@ def catalogue_markdown(catalogue, title: str) -> str:
         else:
             breakdown = ", ".join(m.columns) or "—"
         interval = {"share": "Wilson", "rate": "bootstrap over games"}.get(m.kind, "t (delta method)")
+        size = practical_size(m)
+        size = "–" if size is None else size_text(size, {"kind": m.kind, "unit": m.unit})
         out.append(f"| `{m.name}` | {m.definition} | {m.unit} | {m.rules} | {interval} | {breakdown} | "
-                   f"{'yes' if m.headline else ''} |")
+                   f"{'yes' if m.headline else ''} | {size} |")
     return "\n".join(out) + "\n"
 
 
@@ -176,6 +187,17 @@ def _errors(v, lo, hi) -> list[np.ndarray]:
     return [np.maximum(np.nan_to_num(v - lo), 0), np.maximum(np.nan_to_num(hi - v), 0)]
 
 
+def _fair_line(ax, a: dict, name: str, variants: list[str]) -> None:
+    """The fair share 1/n on a plot of a seat's share of the win (``seat_share``): a dashed line when every
+    variant has the same player count, else one per count, labelled."""
+    if not a["metrics"][name].get("seat_share"):
+        return
+    counts = sorted({a["variants"][v].get("players", 1) for v in variants} - {1})
+    for n in counts:
+        ax.axhline(1 / n, color="0.3", linestyle="--", linewidth=1,
+                   label="fair share 1/n" if len(counts) == 1 else f"fair share 1/{n}")
+
+
 def _overview(a: dict, names: list[str]):
     variants = list(a["variants"])
     fig, axes = _grid(len(names), 5, 3.6)
@@ -190,6 +212,7 @@ def _overview(a: dict, names: list[str]):
             x = np.arange(len(tables)) + (i - (len(variants) - 1) / 2) * width
             ax.bar(x, np.nan_to_num(v), width, yerr=_errors(v, lo, hi), capsize=3,
                    label=variant)
+        _fair_line(ax, a, name, variants)
         ax.set_xticks(np.arange(len(tables)), tables, fontsize=8)
         ax.set_title(f"{name} ({a['metrics'][name]['unit']})", fontsize=9)
     handles, labels = axes[0].get_legend_handles_labels()
@@ -211,18 +234,25 @@ def _sweep(a: dict, name: str):
                                                           1.5 + 0.6 * len(rows)), squeeze=False)
         for ax, table in zip(axes[0], tables):
             grid = np.full((len(rows), len(cols)), np.nan)
+            marks = {}
             for variant, (r, c) in cells.items():
                 grid[rows.index(r), cols.index(c)] = _values(a, name, variant, table)[0][0]
-            image = ax.imshow(grid, aspect="auto", cmap="viridis")
+                marks[(rows.index(r), cols.index(c))] = _change_mark(a, name, variant, table)
+            low, high = _absolute_scale(a, name, grid)
+            image = ax.imshow(grid, aspect="auto", cmap="viridis", vmin=low, vmax=high)
             for i in range(len(rows)):
                 for j in range(len(cols)):
-                    ax.text(j, i, number(grid[i, j], 3), ha="center", va="center", fontsize=7, color="w")
+                    light = not np.isnan(grid[i, j]) and (grid[i, j] - low) / (high - low) > 0.6
+                    ax.text(j, i, f"{number(grid[i, j], 3)}{marks.get((i, j), '')}", ha="center", va="center",
+                            fontsize=7, color="k" if light else "w")
             ax.set_xticks(np.arange(len(cols)), cols)
             ax.set_yticks(np.arange(len(rows)), rows)
             ax.set_xlabel(keys[1])
             ax.set_ylabel(keys[0])
             ax.set_title(f"{table}: {name} ({unit})", fontsize=9)
             fig.colorbar(image, ax=ax)
+        fig.suptitle(f"colours on an absolute scale ({number(low, 3)}–{number(high, 3)}); ▲/▼ a change against the "
+                     "base (Holm p < 0.05), unmarked: none detected", fontsize=8)
         fig.tight_layout()
         return fig
     fig, ax = plt.subplots(figsize=(max(6, 0.7 * len(cells) + 2), 3.8))
@@ -230,6 +260,7 @@ def _sweep(a: dict, name: str):
     for table in tables:
         v, lo, hi = (np.array([_values(a, name, variant, table)[k][0] for variant in cells]) for k in range(3))
         ax.errorbar(np.arange(len(labels)), v, yerr=_errors(v, lo, hi), marker="o", capsize=3, label=table)
+    _fair_line(ax, a, name, list(cells))
     ax.set_xticks(np.arange(len(labels)), labels, rotation=0 if len(keys) == 1 else 60, fontsize=8)
     ax.set_xlabel(" × ".join(keys))
     ax.set_ylabel(f"{name} ({unit})")
@@ -237,6 +268,31 @@ def _sweep(a: dict, name: str):
     ax.legend(fontsize=7)
     fig.tight_layout()
     return fig
+
+
+def _absolute_scale(a: dict, name: str, grid: np.ndarray) -> tuple[float, float]:
+    """A heat map's colour range on an absolute scale, so that noise does not paint a trend: 0 to 1 for a
+    share or a rate, else from 0 (or the lowest value, when negative) to the highest value."""
+    if a["metrics"][name]["kind"] in ("share", "rate"):
+        return 0.0, 1.0
+    finite = grid[np.isfinite(grid)]
+    if finite.size == 0:
+        return 0.0, 1.0
+    low, high = min(0.0, float(finite.min())), max(0.0, float(finite.max()))
+    return (low, high) if high > low else (low, low + 1.0)
+
+
+def _change_mark(a: dict, name: str, variant: str, table: str) -> str:
+    """``" ▲"`` / ``" ▼"`` when the whole-game ``name`` of ``variant`` under ``table`` changed against the
+    base (Holm), ``" (base)"`` for the base, else nothing."""
+    if variant == a["base"]:
+        return " (base)"
+    for c in a["comparisons"]:
+        if (c["metric"], c["column"], c["variant"], c["table"]) == (name, "", variant, table) and \
+                c["against"] == [a["base"], table]:
+            if c.get("p_holm") is not None and c["p_holm"] < 0.05:
+                return " ▲" if c["difference"]["value"] > 0 else " ▼"
+    return ""
 
 
 def _distribution(a: dict, name: str):
@@ -251,6 +307,7 @@ def _distribution(a: dict, name: str):
             x = np.arange(len(labels)) + (i - (len(variants) - 1) / 2) * width
             ax.bar(x, np.nan_to_num(v), width, yerr=_errors(v, lo, hi), capsize=2,
                    label=variant)
+        _fair_line(ax, a, name, variants)
         ax.set_xticks(np.arange(len(labels)), labels, fontsize=8)
         ax.set_title(f"{table}: {name}", fontsize=9)
         ax.set_ylabel(a["metrics"][name]["unit"])
@@ -331,15 +388,25 @@ def print_verdicts(analysis: dict, file=None) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from aerodeck.judge.report_markdown import headline_sentence, judges_line
+    from aerodeck.judge.changed import blind_text
+    from aerodeck.judge.report_markdown import fairness_clause, games_needed_line, headline_sentence, judges_line
 
     a = analysis
     console = Console(file=file, width=None if (file or sys.stdout).isatty() else 140)
+    say = lambda text: console.print(text.replace("**", "").replace("`", ""), markup=False, highlight=False)  # noqa: E731
+    fair = fairness_clause(a, a["base"])
+    if fair:
+        say(f"{a['base']} ({a['variants'][a['base']]['label']}), measured by {a['judges'][0]}: {fair}")
     for variant in list(a["variants"])[1:]:
         sentence = headline_sentence(a, variant)
         if sentence:
-            console.print(sentence.replace("**", ""), markup=False, highlight=False)
+            say(sentence)
     console.print(judges_line(a), markup=False, highlight=False)
+    for b in a.get("blind", []):
+        say(blind_text(b))
+    needs = games_needed_line(a)
+    if needs:
+        say(needs)
     table = Table(title=f"{a['title']}: {len(a['comparisons'])} comparisons, {a['games']:,} games each, "
                         f"seed {a['seed']} (intervals at each verdict's Holm level)")
     for col in ("metric", "compared", "against", "values", "difference [interval]", "level", "relative", "r",
@@ -349,7 +416,7 @@ def print_verdicts(analysis: dict, file=None) -> None:
         mine, theirs, d = comparison_values(a, c)
         table.add_row(comparison_name(c), f"{c['variant']} / {c['table']}", " / ".join(c["against"]),
                       f"{number(mine and mine['value'])} vs {number(theirs and theirs['value'])}",
-                      level_interval(c), level_text(c.get("level")), percent(relative(c, theirs)),
+                      level_interval(c), level_text(c.get("level")), relative_text(a, c, theirs),
                       correlation_text(d), p_text(c["p_holm"]), c["verdict"], c.get("agree_text", "–"))
     console.print(table)
     others = len(a["comparisons"]) - len(main_comparisons(a))
@@ -373,3 +440,16 @@ def print_verdicts(analysis: dict, file=None) -> None:
     for name, v in a["variants"].items():
         if v["deal"]:
             console.print(f"{name}: {v['deal']}, still paired game by game")
+    changed = a.get("changed")
+    if changed is not None:
+        for k in changed["counts"]:
+            say(f"games that changed, {k['variant']} / {k['table']}: {k['changed']:,} of {k['games']:,} changed outcome, "
+                f"{k['identical']:,} played with the same decisions")
+        for r in changed["rows"][:5]:
+            say(f"  {r['rank']}. {r['variant']} / {r['table']} game {r['game']}: score {r['base_score']} → "
+                f"{r['variant_score']}" + (f", winners {r['base_winners']} → {r['variant_winners']}" if r["base_winners"]
+                                           or r["variant_winners"] else "")
+                + (f", split at decision {r['split_decision']}" if r["split_decision"] else ", same decisions")
+                + f" (aerodeck replay OUT --changed {r['rank']})")
+        if len(changed["rows"]) > 5:
+            say(f"  … {len(changed['rows']) - 5:,} more in changed.csv")

@@ -9,18 +9,22 @@ table, agents that are not judges).
 
 from __future__ import annotations
 
+from aerodeck.agents.specs import kind_of
 from aerodeck.judge.analysis import ALPHA
 from aerodeck.stats.significance import EXACT_BELOW
+from aerodeck.judge.changed import blind_text
+from aerodeck.judge.power import size_text
 from aerodeck.judge.wording import (
-    MAX_TABLE_COLUMNS, RELATIVE_RULE, comparison_name, comparison_values, correlation_text, interval, level_interval,
-    level_text, main_comparisons, number, p_text, percent, relative, standardised,
+    MAX_TABLE_COLUMNS, RELATIVE_RULE, comparison_name, comparison_values, correlation_text, interval, is_share,
+    level_interval, level_text, main_comparisons, number, p_text, percent, points, relative, relative_text,
+    standardised,
 )
 
 
 def short_names(a: dict) -> dict[str, str]:
     """Table name -> how the summary names it: an agent's family (``search``) when no other table shares
     it, the full name otherwise."""
-    family = {t["name"]: t["name"].partition(":")[0] for t in a["tables"]}
+    family = {t["name"]: kind_of(t["name"]) for t in a["tables"]}
     counts = {f: list(family.values()).count(f) for f in family.values()}
     return {name: f if counts[f] == 1 else name for name, f in family.items()}
 
@@ -50,28 +54,105 @@ def _lead(a: dict, metric: str, variant: str) -> dict | None:
     return mine[0] if mine else None
 
 
+def power_text(a: dict, c: dict) -> str:
+    """How many games detect the metric's practical size at the verdict's level with 80 % power, when this
+    run played fewer: ``; ±2 points needs about 3,100 games (this run: 20)``; empty otherwise."""
+    pw = c.get("power")
+    if not pw or pw.get("games_needed") is None or pw["enough"]:
+        return ""
+    return f" ({size_text(pw['practical'], a['metrics'][c['metric']])} needs about {pw['games_needed']:,} games)"
+
+
+def small_text(a: dict, c: dict) -> str:
+    """`` — real but smaller than the practical size ±2 points`` for a detected change below it."""
+    if not c.get("small"):
+        return ""
+    return f" — real but smaller than the practical size {size_text(c['power']['practical'], a['metrics'][c['metric']])}"
+
+
+def change_words(a: dict, c: dict, theirs: dict | None) -> str:
+    """The change beside a difference: ``(+3.1 points)`` for a share, ``(+35.7 %)`` relative otherwise,
+    empty when a relative change is not given."""
+    if is_share(a, c):
+        return f" ({points(c['difference']['value'])})"
+    rel = relative(c, theirs)
+    return f" ({percent(rel)})" if rel is not None else ""
+
+
 def _plain(a: dict, c: dict) -> str:
-    """One headline metric's change in plain words, with its interval at the verdict's level."""
+    """One headline metric's change in plain words, with its interval at the verdict's level; a share's
+    change in points; a change smaller than the metric's practical size marked so; without a detected
+    change, the games the practical size needs when this run played fewer."""
     m = a["metrics"][c["metric"]]
     _, theirs, d = comparison_values(a, c)
     if c.get("p_holm") is None:
-        return f"{c['metric']}: {c['verdict']}"
+        return f"{c['metric']}: {c['verdict']}" + power_text(a, c)
     at = c["interval"]
     if c["p_holm"] >= ALPHA:
         if "±" not in c["verdict"]:
-            return f"{c['metric']} no change: equal in every game"
+            return f"{c['metric']} no change: equal in all {a['games']:,} games" + power_text(a, c)
         smallest = c["verdict"].rpartition(" is ")[2]
+        need = power_text(a, c)
         return (f"{c['metric']} {d['value']:+.3g} {m['unit']} [{at['low']:+.3g}, {at['high']:+.3g}]: no detectable "
-                f"change (the smallest these games detect: {smallest})")
-    rel = relative(c, theirs)
+                f"change (the smallest these games detect: {smallest}" + (f"; {need[2:-1]})" if need else ")"))
     return (f"{c['metric']} {d['value']:+.3g} {m['unit']} [{at['low']:+.3g}, {at['high']:+.3g}]"
-            + (f" ({percent(rel)})" if rel is not None else "") + f" from {number(theirs and theirs['value'], 3)}")
+            + change_words(a, c, theirs) + f" from {number(theirs and theirs['value'], 3)}" + small_text(a, c))
+
+
+def _seat_metrics(a: dict) -> tuple[str | None, str | None]:
+    """The catalogue's share of the win of the first seat (one column) and by seat position (columns)."""
+    seat = [name for name, m in a["metrics"].items() if m.get("seat_share")]
+    first = next((name for name in seat if a["metrics"][name]["labels"] == [""]), None)
+    by_position = next((name for name in seat if len(a["metrics"][name]["labels"]) > 1), None)
+    return first, by_position
+
+
+def fairness_clause(a: dict, variant: str, table: str | None = None) -> str | None:
+    """A multi-player variant's fairness in words: the first seat's share of the win against the fair
+    share 1/n with its interval (at its Holm level when tested against 1/n, else 95 %), and the most
+    favoured seat when another position wins more; ``None`` for a solo game."""
+    n = a["variants"][variant].get("players", 1)
+    first, by_position = _seat_metrics(a)
+    table = table or a["judges"][0]
+    if n < 2 or first is None:
+        return None
+    test = next((f for f in a["fair"] if f["metric"] == first and f["variant"] == variant and f["table"] == table
+                 and f["column"] == ""), None)
+    if test is not None:
+        t = test["test"]
+        value, low, high = t["value"], t["low"], t["high"]
+        verdict = f", {test['verdict']}"
+    else:
+        e = (a["estimates"].get(first, {}).get(variant, {}).get(table) or [None])[0]
+        if e is None:
+            return None
+        value, low, high = e["value"], e["low"], e["high"]
+        fair = 1 / n
+        verdict = (", above the fair share (95 % interval)" if low > fair else
+                   ", below the fair share (95 % interval)" if high < fair else
+                   ", no departure from the fair share (95 % interval)")
+    text = (f"first seat wins {number(value, 3)} [{number(low, 3)}, {number(high, 3)}] of the games "
+            f"against a fair {number(1 / n, 3)}{verdict}")
+    if by_position is not None:
+        labels = a["metrics"][by_position]["labels"][:n]
+        est = (a["estimates"].get(by_position, {}).get(variant, {}).get(table) or [])[:n]
+        shares = [(e["value"], i) for i, e in enumerate(est) if e is not None]
+        if shares:
+            best, i = max(shares)
+            if i != 0 and best > value:
+                e = est[i]
+                text += (f"; the most favoured seat is the {labels[i]}: {number(e['value'], 3)} "
+                         f"[{number(e['low'], 3)}, {number(e['high'], 3)}] (95 %)")
+    return text
 
 
 def headline_sentence(a: dict, variant: str) -> str | None:
     """Per variant, one sentence: the headline metrics' changes with intervals at the verdicts' level,
     the skill share, and whether the judges agree on them."""
     parts, judged = [], []
+    fair = fairness_clause(a, variant)
+    if fair:
+        parts.append(fair)
     for metric in headline_metrics(a):
         c = _lead(a, metric, variant)
         if c is None:
@@ -80,7 +161,7 @@ def headline_sentence(a: dict, variant: str) -> str | None:
         if c.get("agreement") in ("agree", "no detectable difference", "disagree") and c["table"] in a["judges"]:
             size_only = c.get("disagreement") == "the same direction, by different amounts"
             judged.append((metric, "agree on the direction, differ in size" if size_only else c["agreement"]))
-    if not parts:
+    if not parts or parts == [fair]:
         return None
     skill = a.get("skill_share") or {}
     d = skill.get("differences", {}).get(variant)
@@ -89,6 +170,8 @@ def headline_sentence(a: dict, variant: str) -> str | None:
         change = (f"{d['value']:+.3g} [{d['low']:+.3g}, {d['high']:+.3g}]" if d.get("low") is not None
                   else f"{d['value']:+.3g}")
         words = d["verdict"] if d.get("p_holm") is None or d["p_holm"] < ALPHA else "no detectable change"
+        if d.get("small"):
+            words += f", real but smaller than the practical size ±{d['practical']:g}"
         parts.append(f"skill share {number(before['value'], 3)} → {number(after['value'], 3)} ({change}, {words})")
     lead = short_names(a)[a["judges"][0]]
     opinion = ""
@@ -141,8 +224,9 @@ def change_sentence(a: dict, group: list[tuple[dict, float | None]]) -> str:
         who = (f"{names[c['table']]} {number(mine['value'])} instead of {number(theirs['value'])}"
                if ref_table == c["table"] else
                f"{names[c['table']]} {number(mine['value'])} instead of {names[ref_table]}'s {number(theirs['value'])}")
-        rel_text = f", {percent(rel)}" if rel is not None else ""
-        parts.append(f"{who} ({level_interval(c)} {m['unit']}{rel_text}, effect {standardised(c):.2g} SD)")
+        rel_text = f", {points(d['value'])}" if is_share(a, c) else f", {percent(rel)}" if rel is not None else ""
+        parts.append(f"{who} ({level_interval(c)} {m['unit']}{rel_text}, effect {standardised(c):.2g} SD)"
+                     + small_text(a, c))
     return f"**{comparison_name(first)}** ({m['definition']}) under **{first['variant']}**: " + "; ".join(parts)
 
 
@@ -172,6 +256,10 @@ def summary(a: dict) -> list[str]:
     other detected changes (largest standardised effect first, breakdown cells last)."""
     out = ["## Summary", ""]
     said = set()
+    fair = fairness_clause(a, a["base"])
+    if fair:
+        out.append(f"- **{a['base']}** ({a['variants'][a['base']]['label']}), measured by "
+                   f"{short_names(a)[a['judges'][0]]}: {fair}.")
     for variant in list(a["variants"])[1:]:
         sentence = headline_sentence(a, variant)
         if sentence:
@@ -179,6 +267,11 @@ def summary(a: dict) -> list[str]:
             said |= {(m, variant) for m in headline_metrics(a)}
     if len(out) > 2:
         out.append("")
+    for b in a.get("blind", []):
+        out += [blind_text(b) + ".", ""]
+    needs = games_needed_line(a)
+    if needs:
+        out += [needs, ""]
     out += [judges_line(a), "", method_line(a)]
     found = changes(a, said)
     if found or not said:
@@ -196,10 +289,12 @@ def summary(a: dict) -> list[str]:
         if (c["metric"], c["variant"]) in said and c["column"] == "":
             continue
         if c.get("p_holm") is None:
-            same.setdefault((comparison_name(c), c["variant"]), []).append(f"{short_names(a)[c['table']]} {c['verdict']}")
+            same.setdefault((comparison_name(c), c["variant"]), []).append(
+                f"{short_names(a)[c['table']]} {c['verdict']}{power_text(a, c)}")
         elif c["p_holm"] >= ALPHA:
             smallest = c["verdict"].rpartition(" is ")[2] if "±" in c["verdict"] else "equal in every game"
-            same.setdefault((comparison_name(c), c["variant"]), []).append(f"{short_names(a)[c['table']]} {smallest}")
+            same.setdefault((comparison_name(c), c["variant"]), []).append(
+                f"{short_names(a)[c['table']]} {smallest}{power_text(a, c)}")
     if same:
         out += ["", "No detectable change (under each table, the smallest change these games detect at the verdict's "
                 "level): " + "; ".join(f"{name} under {variant} ({', '.join(tables)})"
@@ -231,6 +326,63 @@ def summary(a: dict) -> list[str]:
     while out and out[-1] == "":
         out.pop()
     return out + [""]
+
+
+def games_needed_line(a: dict) -> str | None:
+    """When this run's games are too few for its question: per headline metric without a detected change
+    under the lead judge, the games that detect its practical size (at the verdict's level, 80 % power,
+    from the spread of this run's paired differences), and the ``--games`` that answers them all."""
+    lead = a["judges"][0]
+    short = []
+    for variant in list(a["variants"])[1:]:
+        for metric in headline_metrics(a):
+            c = _lead(a, metric, variant)
+            if c is None or c["table"] != lead or (c.get("p_holm") is not None and c["p_holm"] < ALPHA):
+                continue
+            pw = c.get("power")
+            if pw and pw.get("games_needed") is not None and not pw["enough"]:
+                short.append((c, pw))
+    if not short:
+        return None
+    most = max(pw["games_needed"] for _, pw in short)
+    items = "; ".join(f"{c['metric']} under {c['variant']}: {size_text(pw['practical'], a['metrics'][c['metric']])} "
+                      f"needs about {pw['games_needed']:,}" for c, pw in short)
+    return (f"**Too few games for this question**: {a['games']:,} games per variant leave these headline metrics "
+            f"without a verdict that rules out a change of their practical size (games needed at the verdict's "
+            f"level with 80 % power, from the spread of this run's paired differences): {items}. Rerun with "
+            f"`--games {most}` to answer them all (`--practical METRIC=SIZE` states another size).")
+
+
+def changed_section(a: dict) -> list[str]:
+    """The games that changed (``--save-games changed``): per variant and judge how many games changed
+    outcome and how many were played identically, then the first rows of ``changed.csv``."""
+    ch = a.get("changed")
+    if ch is None:
+        return []
+    out = ["", "## The games that changed", "",
+           "Games whose outcome (a seat's score or share of the win) differs between the base and the variant "
+           "under a judge, the largest difference first; *split*: the first decision where the two games differ "
+           "(the table's decisions in order; 0: the same decisions, the rule alone changed the result). All of them "
+           "are in changed.csv; `aerodeck replay OUT --changed N` opens row N's pair side by side from its split.", ""]
+    for k in ch["counts"]:
+        out.append(f"- {k['variant']} / {k['table']}: {k['changed']:,} of {k['games']:,} games changed outcome; "
+                   f"{k['identical']:,} were played with the same decisions under both rules.")
+    rows = ch["rows"]
+    if rows:
+        out += ["", "| N | variant / judge | game | seed | score: base → variant | winners: base → variant | split "
+                "at decision | decisions: base, variant |", "|---|---|---|---|---|---|---|---|"]
+        for r in rows[:CHANGED_ROWS]:
+            winners = f"{r['base_winners']} → {r['variant_winners']}" if r["base_winners"] or r["variant_winners"] else "–"
+            out.append(f"| {r['rank']} | {r['variant']} / {r['table']} | {r['game']} | {r['seed']} | {r['base_score']} → "
+                       f"{r['variant_score']} | {winners} | {r['split_decision'] or 'same decisions'} | "
+                       f"{r['base_decisions']}, {r['variant_decisions']} |")
+        if len(rows) > CHANGED_ROWS:
+            out += ["", f"({len(rows) - CHANGED_ROWS:,} more in changed.csv.)"]
+    return out
+
+
+#: The changed games report.md lists (changed.csv holds them all).
+CHANGED_ROWS = 20
 
 
 def skill_share_section(a: dict) -> list[str]:
@@ -270,7 +422,7 @@ def verdict_table(a: dict, comparisons: list[dict]) -> list[str]:
         mine, theirs, d = comparison_values(a, c)
         out.append(f"| {comparison_name(c)} | {c['variant']} / {c['table']} | {' / '.join(c['against'])} | "
                    f"{interval(theirs)} | {interval(mine)} | {level_interval(c)} | {level_text(c.get('level'))} | "
-                   f"{percent(relative(c, theirs))} | {standardised(c):.2g} | {correlation_text(d)} | "
+                   f"{relative_text(a, c, theirs)} | {standardised(c):.2g} | {correlation_text(d)} | "
                    f"{p_text(d['p_value'])} | {p_text(c['p_holm'])} | {c['verdict']} | {c.get('agree_text', '–')} |")
     return out
 
@@ -415,6 +567,7 @@ def markdown(analysis: dict, plots: dict[str, str]) -> str:
             out.append(f"| {variant} | {interval(g)} | {g['what']} |")
     out += skill_share_section(a)
     out += fair_section(a)
+    out += changed_section(a)
     if "tune" in a:
         out += tune_section(a)
     out += metrics_section(a, plots)

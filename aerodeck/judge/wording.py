@@ -61,6 +61,24 @@ def percent(x: float | None) -> str:
     return f"{100 * x:+,.0f} %" if abs(x) >= 1 else f"{100 * x:+.3g} %"
 
 
+def is_share(a: dict, c: dict) -> bool:
+    """Whether a comparison's metric is a share or a rate (its change reads in points, not in per cent)."""
+    return a["metrics"][c["metric"]]["kind"] in ("share", "rate")
+
+
+def points(x: float) -> str:
+    """A change of a share in percentage points: ``+3.1 points``."""
+    return f"{100 * x:+.3g} points"
+
+
+def relative_text(a: dict, c: dict, reference: dict | None) -> str:
+    """The change beside the difference: a share's (or rate's) in points (``+3.1 points``: a share that goes
+    from 0.20 to 0.23), another metric's relative to the reference (:func:`percent`; ``–`` near zero)."""
+    if is_share(a, c):
+        return points(c["difference"]["value"])
+    return percent(relative(c, reference))
+
+
 def standardised(c: dict) -> float:
     """A comparison's standardised effect: the difference over the standard deviation of its per-game
     differences (``se · √n``; 0 when untested or without spread)."""
@@ -130,7 +148,8 @@ def describe_agent(game: str, spec: str) -> str:
     a restricted agent by its base and what it may not do)."""
     import re
 
-    from aerodeck.agents.registry import agent_class, parse_spec
+    from aerodeck.agents.registry import agent_class
+    from aerodeck.agents.specs import parse_spec
 
     name, params = parse_spec(spec)
     if name == "restricted":

@@ -410,10 +410,11 @@ def step_prompt(i: int, last: int) -> str:
     return f"[{i}/{last}] {'/'.join(key for key, _ in STEP_KEYS)}> "
 
 
-def watch(replay: Replay, f: Film, core, text, console: Console, read_line) -> int:
-    """Step through a filmed game: show table i, read a command, move. Returns the exit status."""
+def watch(replay: Replay, f: Film, core, text, console: Console, read_line, start: int = 0) -> int:
+    """Step through a filmed game from table ``start``: show table i, read a command, move. Returns the exit
+    status."""
     last = len(f.states) - 1
-    i = 0
+    i = start
     while True:
         console.print(Text(caption(replay, f, i, core, text), style="bold"))
         log = [line for lines in f.logs[max(0, i - 3):i] for line in lines]
@@ -456,7 +457,14 @@ def add_parser(sub) -> None:
     """Register ``aerodeck replay``."""
     p = sub.add_parser("replay", help="watch recorded games in the terminal or as a GIF",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("file", type=Path, help="a replay file (bench --save-games K, play --save FILE)")
+    p.add_argument("file", type=Path, help="a replay file (bench --save-games K, play --save FILE), or the output "
+                   "folder of aerodeck compare --save-games changed (with --changed N; alone: its changed games)")
+    p.add_argument("other", type=Path, nargs="?", help="a second replay file: the same game under other rules, shown "
+                   "side by side from the decision where the two games split (aerodeck.watch.pair)")
+    p.add_argument("--changed", type=int, metavar="N", help="with a compare folder: open row N of its changed.csv "
+                   "(the base's game and the variant's) side by side from their split")
+    p.add_argument("--from-decision", type=int, metavar="D", help="start at the table before decision D (two games: "
+                   "default their split)")
     p.add_argument("--game", type=int, default=0, metavar="I", help="which game of the file (0 = the first line "
                    "after the header; default 0)")
     p.add_argument("--gif", type=Path, metavar="OUT.gif", help="draw the game as an animated GIF instead")
@@ -491,6 +499,13 @@ def make_console() -> Console:
 
 def main(args: argparse.Namespace) -> int:
     """Run ``aerodeck replay``; returns the exit status."""
+    from aerodeck.watch import pair
+
+    if args.changed is not None or args.other is not None:
+        console = make_console()
+        return pair.main(args, console, line_reader(console))
+    if args.file.is_dir() and (args.file / "changed.csv").is_file():
+        return pair.list_changed(args.file, make_console())
     replay = read(args.file)
     spec = replay.spec
     console = make_console()
@@ -514,4 +529,7 @@ def main(args: argparse.Namespace) -> int:
         console.print(f"wrote {args.gif} ({frames} frames, one per decision)"
                       + ("; it replaced the GIF that was there" if replacing_gif else ""))
         return 0
-    return watch(replay, f, core, text, console, line_reader(console))
+    if args.from_decision is not None and not 1 <= args.from_decision <= len(f.record.actions):
+        raise ValueError(f"--from-decision {args.from_decision}: game {args.game} has decisions 1..{len(f.record.actions)}")
+    return watch(replay, f, core, text, console, line_reader(console),
+                 start=0 if args.from_decision is None else args.from_decision - 1)

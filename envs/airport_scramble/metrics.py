@@ -42,7 +42,8 @@ def metrics(rules: AirportScrambleRules | None = None) -> tuple[Metric, ...]:
     """The catalogue for ``rules`` (the breakdowns by ticket and by turns depend on the edition)."""
     rules = rules or AirportScrambleRules()
     return (
-        Metric("score", "tickets completed in the game", "tickets", "AS-12, AS-16", headline=True),
+        Metric("score", "tickets completed in the game", "tickets", "AS-12, AS-16", headline=True,
+               practical=0.1),
         Metric("zero_tickets", "games that end with no ticket completed", "share of games", "AS-13, AS-16",
                kind="share", headline=True),
         Metric("one_ticket", "games that end with exactly one ticket completed", "share of games", "AS-16",
@@ -52,16 +53,18 @@ def metrics(rules: AirportScrambleRules | None = None) -> tuple[Metric, ...]:
         Metric("won", "games won: every ticket completed, the ticket deck empty (the other end cause is a "
                "failed ticket)", "share of games", "AS-13, AS-14, AS-16", kind="share"),
         Metric("turns", "turns played in the game (a turn ends when its action points are spent)", "turns",
-               "AS-7, AS-13", headline=True, plot="histogram"),
+               "AS-7, AS-13", headline=True, plot="histogram",
+               practical=0.5),
         Metric("decisions", "decisions taken in the game (turn actions and line choices)", "decisions",
                "AS-18"),
         Metric("turns_per_ticket", "turns used per completed ticket, the turn of completion included "
-               "(Σ over games / Σ tickets completed)", "turns", "AS-3, AS-13", headline=True),
+               "(Σ over games / Σ tickets completed)", "turns", "AS-3, AS-13", headline=True,
+               practical=0.25),
         Metric("line_removals", "lines removed because of a pre-played ticket", "lines per game", "AS-15",
-               headline=True),
+               headline=True, practical=0.1),
         Metric("preplayed", "drawn tickets whose two airports were already in play (shuffled back, "
                "redrawn or kept, as preplayed_rule says; the set-up ticket never counts)", "tickets per game",
-               "AS-6, AS-15", headline=True),
+               "AS-6, AS-15", headline=True, practical=0.1),
         Metric("cards_in_play", "airport cards on the table when the game ends", "cards", "AS-5, AS-9, AS-15"),
         Metric("score_distribution", "share of games ending with each score", "share of games", "AS-16",
                kind="share", columns=SCORE_COLUMNS, plot="distribution"),

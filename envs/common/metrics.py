@@ -59,6 +59,10 @@ class Metric:
     #: Columns equal by definition to another metric, as ``(column label, metric name)`` pairs: compared
     #: once only (under that metric when it is compared), so no change counts twice in the Holm family.
     same_as: tuple[tuple[str, str], ...] = ()
+    #: The smallest change worth acting on, in the metric's unit: ``aerodeck compare`` says how many games
+    #: detect it and marks a detected change smaller than it. ``None``: 0.02 (2 points) for a share or a
+    #: rate, else none stated (``--practical NAME=SIZE`` states one for a run).
+    practical: float | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

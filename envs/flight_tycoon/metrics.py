@@ -37,13 +37,14 @@ def metrics(rules=None) -> tuple[Metric, ...]:
                "named (the stronger; fair share: its seats / n)", "share of games", "FT-12", kind="share",
                headline=True),
         Metric("game_length", "turns in the game (requests made)", "turns", "FT-8, FT-12", headline=True,
-               plot="histogram"),
+               plot="histogram", practical=1.0),
         Metric("end_cause", "what ended the game: empty stock, empty deck, no real card in any hand (a game "
                "may end on more than one)", "share of games", "FT-12", kind="share", columns=END_CAUSES),
         Metric("ended_by_stock", "games that end with the token stock empty", "share of games", "FT-4, FT-12",
                kind="share", headline=True),
-        Metric("landings", "requests that landed", "landings per game", "FT-10", headline=True),
-        Metric("collisions", "requests that collided", "collisions per game", "FT-10", headline=True),
+        Metric("landings", "requests that landed", "landings per game", "FT-10", headline=True, practical=0.5),
+        Metric("collisions", "requests that collided", "collisions per game", "FT-10", headline=True,
+               practical=0.5),
         Metric("tower_blocks", "collisions where only a tower matched the received card's month (it alone "
                "is discarded)", "collisions per game", "FT-2, FT-10"),
         Metric("last_card_collisions", "share of gives of a tower month's last real card (every other real "
@@ -54,12 +55,12 @@ def metrics(rules=None) -> tuple[Metric, ...]:
         Metric("vp_by_square", "share of all VP scored on each schedule square", "share of VP",
                "FT-3, FT-11", kind="rate", columns=SQUARE_NAMES, plot="heatmap"),
         Metric("vp_concentration", "Herfindahl index of a game's VP over the squares (Σ share²): 1/24 ≈ 0.04 "
-               "if spread evenly, 1 if one square gave all VP", "index", "FT-3, FT-11", headline=True),
+               "if spread evenly, 1 if one square gave all VP", "index", "FT-3, FT-11", headline=True, practical=0.01),
         Metric("vp_margin", "final VP of the winner minus the best other player's", "VP", "FT-11, FT-12",
-               headline=True, plot="histogram"),
+               headline=True, plot="histogram", practical=0.5),
         Metric("mean_vp", "final VP per player", "VP", "FT-11"),
         Metric("lead_changes", "times the VP lead passed to another player (a tie keeps the lead)",
-               "changes per game", "FT-11", headline=True, plot="histogram"),
+               "changes per game", "FT-11", headline=True, plot="histogram", practical=0.25),
         Metric("tie_rate", "games whose win is shared (equal VP and real cards)", "share of games", "FT-12",
                kind="share", headline=True),
         Metric("decisions", "decisions taken in the game, every seat together", "decisions", "FT-16"),

@@ -212,7 +212,7 @@ def test_the_metric_tables_in_the_docs_match_the_catalogues():
     from aerodeck.envs.registry import load
     from aerodeck.judge.designer_report import catalogue_markdown
 
-    doc = (Path(__file__).parents[3] / "docs" / "metrics.md").read_text(encoding="utf-8")
+    doc = (Path(__file__).parents[2] / "docs" / "metrics.md").read_text(encoding="utf-8")
     for game in envs.games():
         spec = envs.spec(game)
         assert catalogue_markdown(load(spec.metrics), spec.title) in doc, game
