@@ -9,12 +9,14 @@ played (every cell's per-game metrics) and the analysis's verdicts. The script r
 - the driver's resident memory (RSS) after each repeat: first, last, most, and the growth of the last
   third over the first third (a leak grows it repeat after repeat);
 - the Ray processes this script started (the descendants of this process), and how many are still alive
-  after ``ray.shutdown()`` (none should be).
+  after ``ray.shutdown()`` (none should be);
+- the repeats that failed (an exception), each named; the soak goes on after one.
 
     nice -n 5 .venv/bin/python benchmarks/ray_soak.py --minutes 20 [--games 400] [--chunk 50] [--cpus 2]
 
 It prints one line per repeat and a summary; ``--json FILE`` writes the figures too. Exit status 1 if the
-repeats differ, memory grew by more than ``--max-growth-mb`` or Ray processes were left behind.
+repeats differ, a repeat failed, memory grew by more than ``--max-growth-mb`` or Ray processes were left
+behind.
 """
 
 from __future__ import annotations
@@ -100,13 +102,18 @@ def main(argv=None) -> int:
     began = time.monotonic()
     ray.init(num_cpus=args.cpus, include_dashboard=False, log_to_driver=False)
     ours: dict[int, str] = {}
-    hashes, rss, seconds = [], [], []
+    hashes, rss, seconds, errors = [], [], [], []
     try:
         backend = RayBackend()
         me = psutil.Process()
         while time.monotonic() - began < args.minutes * 60:
             t = time.monotonic()
-            hashes.append(fingerprint(q, backend, args.chunk))
+            try:
+                hashes.append(fingerprint(q, backend, args.chunk))
+            except Exception as err:  # noted and counted: a soak reports its failures, it does not stop at one
+                errors.append(f"{type(err).__name__}: {err}"[:200])
+                print(f"repeat failed: {errors[-1]}", flush=True)
+                continue
             seconds.append(time.monotonic() - t)
             rss.append(me.memory_info().rss / 2**20)
             for proc in ray_descendants():
@@ -127,13 +134,13 @@ def main(argv=None) -> int:
                                "max": round(max(seconds), 1)} if seconds else None,
         "driver_rss_mib": {"first": round(rss[0]), "last": round(rss[-1]), "max": round(max(rss)),
                            "growth_last_third_over_first": round(growth, 1)} if rss else None,
-        "ray_processes_seen": len(ours), "ray_processes_left": len(left),
+        "ray_processes_seen": len(ours), "ray_processes_left": len(left), "failed_repeats": errors,
     }
     print(json.dumps(figures, indent=1))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(figures, f, indent=1)
-    ok = figures["same_as_local"] and growth <= args.max_growth_mb and not left
+    ok = figures["same_as_local"] and growth <= args.max_growth_mb and not left and not errors
     for pid in left:
         print(f"left behind: {pid} {ours[pid]}", file=sys.stderr)
     return 0 if ok else 1
