@@ -147,9 +147,9 @@ class Inputs:
              prior_ties: str = "even", prior_ranks: int = 0, variants=None) -> Inputs:
         """Inputs for ``game`` under ``rules``, building the prior agent by name (``variants``: a
         ``VariantSpace`` for a rule-general policy)."""
-        from aerodeck.agents.registry import make_agent
+        from aerodeck.agents.declared import make_declared
 
-        agent = make_agent(game, prior, rules, seed=0) if prior else None
+        agent = make_declared(game, prior, rules, seed=0) if prior else None
         return cls(mask, prior, prior_units, agent, prior_ties, prior_ranks, variants, rules)
 
     def for_rules(self, game: str, rules) -> Inputs:
@@ -446,14 +446,14 @@ _CHECKS: dict[tuple, dict] = {}
 def _checked(agent: PPOAgent, path: Path, deals: int) -> dict:
     """The outcome of ``agent``'s self-check of ``deals`` deals (:func:`aerodeck.agents.self_check.self_check`),
     done once per model file, rules, deals and sampling in a process."""
-    from aerodeck.agents.registry import make_agent
+    from aerodeck.agents.declared import make_declared
     from aerodeck.agents.self_check import self_check
 
     game = game_of(agent.rules)
     cache = (str(path.resolve()), path.stat().st_mtime_ns, repr(agent.rules), deals, agent.deterministic,
              None if agent.deterministic else agent.key)
     if cache not in _CHECKS:
-        opponent = make_agent(game.id, game.opponent, agent.rules, seed=1) if not game.solo else None
+        opponent = make_declared(game.id, game.opponent, agent.rules, seed=1) if not game.solo else None
         _CHECKS[cache] = self_check(agent, game, opponent, deals)
     return _CHECKS[cache]
 

@@ -15,12 +15,13 @@ from __future__ import annotations
 from aerodeck import envs
 from aerodeck.agents import restricted
 from aerodeck.agents.base import Agent
-from aerodeck.agents.random import RandomAgent
+from aerodeck.agents.declared import declared_class, game_spec, typed_knobs
+from aerodeck.agents.specs import format_spec, parse_spec
 from aerodeck.envs.registry import load
 
 #: The agent every game offers (``RANDOM``), and the trained agent every game offers (``PPO``: a
 #: MaskablePPO model; needs the ``train`` extra).
-from aerodeck.envs.registry import PPO, RANDOM  # noqa: E402
+from aerodeck.envs.registry import PPO, RANDOM  # noqa: E402, F401
 
 #: The agent that plays a model of the one-file masked PPO (``train/ppo_lite.py``): ``ppo-lite:path=MODEL.pt``
 #: (every game; needs torch, which comes with the train extra).
@@ -56,8 +57,9 @@ def describe_kinds(game: str | envs.GameSpec) -> str:
 def agent_class(game: str | envs.GameSpec, name: str) -> type[Agent]:
     """The class of agent ``name`` for ``game``; ``ValueError`` naming the available agents otherwise."""
     spec = game_spec(game)
-    if name == RANDOM:
-        return RandomAgent
+    declared = declared_class(spec, name)
+    if declared is not None:
+        return declared
     if name == PPO:
         try:
             return load("aerodeck.agents.ppo:PPOAgent")
@@ -68,40 +70,12 @@ def agent_class(game: str | envs.GameSpec, name: str) -> type[Agent]:
             return load("aerodeck.agents.ppo_lite:PPOLiteAgent")
         except ImportError as err:
             raise ValueError(f"agent 'ppo-lite' needs torch (the train extra): pip install -e '.[train]' ({err})") from None
-    if name not in spec.agents:
-        raise ValueError(f"unknown agent {name!r} for {spec.id}; available: {describe_kinds(spec)}")
-    return load(spec.agents[name])
-
-
-def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
-    """``"search:rollouts=8,candidates=2"`` → ``("search", {"rollouts": "8", "candidates": "2"})``
-    (values stay text: :func:`make_agent` types them by the agent's knobs); a bare word switches an
-    on/off knob on: ``"ppo:general"`` → ``("ppo", {"general": "on"})``."""
-    name, _, rest = spec.strip().partition(":")
-    params: dict[str, str] = {}
-    for item in filter(None, (p.strip() for p in rest.split(","))):
-        key, sep, value = item.partition("=")
-        if not sep and key.strip().isidentifier():
-            sep, value = "=", "on"
-        if not sep or not key.strip():
-            raise ValueError(f"agent spec {spec!r}: parameter {item!r} is not of the form key=value")
-        if key.strip() in params:
-            raise ValueError(f"agent spec {spec!r}: {key.strip()!r} is given twice; give each knob once")
-        params[key.strip()] = value.strip()
-    return name, params
+    raise ValueError(f"unknown agent {name!r} for {spec.id}; available: {describe_kinds(spec)}")
 
 
 def knob_values(game: str | envs.GameSpec, name: str, params: dict) -> dict:
     """``params`` (knob name -> text or Python value) typed and checked against agent ``name``'s knobs."""
-    cls = agent_class(game, name)
-    game = game_spec(game).id
-    out = {}
-    for key, value in params.items():
-        if key not in cls.knobs:
-            raise ValueError(f"agent {name!r} ({game}) has no knob {key!r}; its knobs: "
-                             f"{', '.join(cls.knobs) or 'none'}")
-        out[key] = cls.knobs[key].parse(value, f"agent {name!r} ({game}): knob {key!r}")
-    return out
+    return typed_knobs(agent_class(game, name), game_spec(game).id, name, params)
 
 
 def make_agent(game: str | envs.GameSpec, spec: str, rules=None, seed: int | None = 0) -> Agent:
@@ -112,7 +86,6 @@ def make_agent(game: str | envs.GameSpec, spec: str, rules=None, seed: int | Non
     if name == restricted.NAME:
         base, forbid, own = restricted.split_spec(params)
         kinds = tuple(game_spec(game).make_core(rules).actions.kinds)
-        inner_spec = base + (":" + ",".join(f"{k}={v}" for k, v in own.items()) if own else "")
-        inner = make_agent(game, inner_spec, rules, seed)
+        inner = make_agent(game, format_spec(base, own), rules, seed)
         return restricted.RestrictedAgent(inner, restricted.parse_forbid(forbid, kinds), kinds, seed, rules)
     return agent_class(game, name)(seed=seed, rules=rules, **knob_values(game, name, params))

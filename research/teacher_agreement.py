@@ -42,7 +42,7 @@ from aerodeck.agents.base import Agent, act  # noqa: E402
 from aerodeck.agents.registry import make_agent  # noqa: E402
 from aerodeck.agents.streams import decision_keys  # noqa: E402
 from aerodeck.envs.common.rng import game_seeds  # noqa: E402
-from aerodeck.cli.args import load_rules  # noqa: E402
+from aerodeck.arena.args import load_rules  # noqa: E402
 from aerodeck.arena.loop import agent_seed, play_games  # noqa: E402
 
 

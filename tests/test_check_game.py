@@ -111,3 +111,10 @@ def test_every_check_blames_a_field_of_the_spec_and_says_what_it_checks():
     fields = {f.name for f in dataclasses.fields(GameSpec)}
     assert {check.field for check in CHECKS.values()} <= fields
     assert all(check.doc for check in CHECKS.values())
+
+
+def test_a_ladder_naming_an_unknown_agent_fails_naming_the_ladder():
+    broken = dataclasses.replace(SOLO, ladder=((("nobody:depth=2",), 10),))
+    with pytest.raises(ContractError, match=r"field 'ladder': check 'spec_consistency'.*the ladder names unknown "
+                                            r"agents \['nobody'\]"):
+        check_game(broken, only=["spec_consistency"])

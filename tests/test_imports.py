@@ -1,10 +1,15 @@
-"""The import graph: data flows one way (``aerodeck.envs`` ← ``aerodeck.agents`` ← ``aerodeck.train``), no
-module imports itself back through others, and nothing imports the bare folder names (``envs``, ``agents``,
+"""The import graph: each folder of the package stands on a floor and imports only the folders below it
+(:data:`FLOORS`: ``envs`` at the bottom, the command line at the top), no folder imports itself back
+through others, no module does, and nothing imports the bare folder names (``envs``, ``agents``,
 ``train``) — the installed package is ``aerodeck`` alone.
 
 Read from the source with ``ast`` (nothing is imported): an edge A → B for every ``import`` of a
-project module B in module A, at the top of the file or inside a function. A string entry point
-(``"module:Name"`` in a GameSpec) is not an import.
+project module B in module A, at the top of the file or inside a function, and for every string in A
+that names B (``"aerodeck.agents.ppo:PPOAgent"`` handed to ``load``, ``"aerodeck.train.cli"`` handed to
+``importlib.import_module``): a module loaded by name is imported all the same. The one exception is a
+``GameSpec(...)`` declaration's strings (the game's core, env, agents, …): they are data that the
+registries load when a user asks for them (``aerodeck.agents.registry`` the agents), not imports of
+the module that declares the game.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -41,18 +47,26 @@ PACKAGES = {"aerodeck": ROOT / "aerodeck", "aerodeck.envs": ROOT / "envs", "aero
             "aerodeck.train": ROOT / "train", **{p: folder for p, folder in PLUGGED.items()}}
 
 
-def layer(module: str) -> str:
-    """The layer a module belongs to: ``envs``, ``agents``, ``train``, a plugged-in game's package, or
-    ``top`` (``aerodeck`` itself and ``aerodeck.testing``, which may import every layer)."""
+#: The folders of the package, bottom first: a folder imports only folders on lower floors. The games
+#: (``envs``) stand on nothing of the project; the agents on the games; ``stats`` (estimates and tests)
+#: on nothing; the arena (the play loop, backends, output folders, the replay format, the run options
+#: every tool shares) on the agents; the bench on the arena and stats; training on the bench (its
+#: evaluations); judging rules (compare, sweep, tune) on training (a variant's trained agent); watching
+#: (play, replay, a compare's changed games side by side) on the judges; the web front end, the contract
+#: check and the command line on top; the package root (``aerodeck`` itself, ``python -m aerodeck``)
+#: above all. A game plugged in from elsewhere sits beside the agents (it may import ``envs`` and ``agents``).
+FLOORS = {"envs": 0, "agents": 1, **{p: 1.5 for p in PLUGGED}, "stats": 2, "arena": 3, "bench": 4, "train": 5,
+          "judge": 6, "watch": 7, "serve": 8, "testing": 9, "cli": 10, "aerodeck": 11}
+
+
+def folder(module: str) -> str:
+    """The folder a module lives in: ``aerodeck.judge.compare`` → ``judge``, ``aerodeck.envs.common.core``
+    → ``envs``, ``aerodeck`` and ``aerodeck.__main__`` → ``aerodeck`` (the package root), a plugged-in
+    game's module → its package."""
     parts = module.split(".")
     if parts[0] != "aerodeck":
         return parts[0]
-    return parts[1] if len(parts) > 1 and parts[1] in ("envs", "agents", "train") else "top"
-
-
-#: Who may not import whom: layer -> the layers above it (a plugged-in game sits beside ``agents``).
-FORBIDDEN = {"envs": {"agents", "train", "top", *PLUGGED}, "agents": {"train", "top", *PLUGGED},
-             **{p: {"train", "top"} for p in PLUGGED}}
+    return parts[1] if len(parts) > 1 and parts[1] != "__main__" else "aerodeck"
 
 
 def module_name(path: Path, package: str, folder: Path) -> str:
@@ -73,12 +87,31 @@ def modules() -> dict[str, Path]:
 MODULES = modules()
 
 
-def imported(name: str, path: Path) -> set[str]:
-    """The project modules ``name`` (at ``path``) imports, anywhere in the file."""
+def declared(tree: ast.AST) -> set[int]:
+    """The ids of the string nodes inside ``GameSpec(...)`` calls of ``tree`` (declarations, not imports)."""
+    return {id(inner) for node in ast.walk(tree) if isinstance(node, ast.Call)
+            and getattr(node.func, "id", getattr(node.func, "attr", None)) == "GameSpec"
+            for inner in ast.walk(node) if isinstance(inner, ast.Constant)}
+
+
+def named(text: str) -> str | None:
+    """The project module a string names, if it is one: ``"aerodeck.agents.ppo:PPOAgent"`` →
+    ``aerodeck.agents.ppo``, ``"aerodeck.train.cli"`` → itself; ``None`` for any other string."""
+    module = text.partition(":")[0]
+    return module if "." in module and module in MODULES and module.replace(".", "").replace("_", "").isalnum() else None
+
+
+def imported(name: str, path: Path, source: str | None = None) -> set[str]:
+    """The project modules ``name`` (at ``path``, or of ``source`` when given) imports or names in a
+    string, anywhere in the file."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     out = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
+    tree = ast.parse(source if source is not None else path.read_text(encoding="utf-8"))
+    data = declared(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in data:
+            targets = [named(node.value) or ""]
+        elif isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
@@ -107,11 +140,54 @@ def test_the_graph_reads_the_packages():
     assert "aerodeck.envs" in GRAPH["aerodeck"]
 
 
-@pytest.mark.parametrize("package", sorted(FORBIDDEN))
-def test_a_package_never_imports_the_packages_above_it(package):
-    bad = sorted(f"{a} imports {b}" for a, targets in GRAPH.items() if layer(a) == package
-                 for b in targets if layer(b) in FORBIDDEN[package])
-    assert not bad, bad
+def test_a_module_loaded_by_name_is_an_edge():
+    """``load("module:Class")`` and ``import_module("module")`` of a project module are imports all the
+    same; a GameSpec's declared strings are not."""
+    assert "aerodeck.agents.ppo" in GRAPH["aerodeck.agents.registry"]  # load("aerodeck.agents.ppo:PPOAgent")
+    assert "aerodeck.judge.compare" in GRAPH["aerodeck.cli.main"]  # COMMANDS, via importlib.import_module
+    planted = 'from x import load\nAgent = load("aerodeck.agents.registry:make_agent")\n'
+    assert imported("aerodeck.agents.planted", ROOT / "agents" / "planted.py", planted) == {"aerodeck.agents.registry"}
+    spec = 'SPEC = GameSpec(id="g", agents={"search": "aerodeck.agents.registry:X"})\n'
+    assert imported("aerodeck.envs.planted", ROOT / "envs" / "planted.py", spec) == set()
+
+
+def test_every_folder_has_a_floor():
+    assert {folder(m) for m in MODULES} <= set(FLOORS), sorted({folder(m) for m in MODULES} - set(FLOORS))
+    assert folder("aerodeck.judge.compare") == "judge" and folder("aerodeck.envs.common.core") == "envs"
+    assert folder("aerodeck") == folder("aerodeck.__main__") == "aerodeck"
+    assert folder("aerodeck.agents") == "agents" and folder("aerodeck.cli") == "cli"
+
+
+def folder_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The import graph at the folder level: folder -> the other folders its modules import."""
+    out: dict[str, set[str]] = {}
+    for a, targets in graph.items():
+        out.setdefault(folder(a), set()).update(folder(b) for b in targets if folder(b) != folder(a))
+    return out
+
+
+def upward(graph: dict[str, set[str]]) -> list[str]:
+    """The imports of ``graph`` (module level) that go to a folder on the same or a higher floor."""
+    return sorted(f"{a} ({folder(a)}, floor {FLOORS[folder(a)]}) imports {b} ({folder(b)}, floor {FLOORS[folder(b)]})"
+                  for a, targets in graph.items() for b in targets
+                  if folder(a) != folder(b) and FLOORS[folder(b)] >= FLOORS[folder(a)])
+
+
+def test_a_folder_imports_only_the_folders_below_it():
+    assert upward(GRAPH) == []
+
+
+def test_no_folder_imports_itself_back():
+    assert cycles(folder_graph(GRAPH)) == []
+
+
+def test_the_checks_catch_a_planted_circle():
+    """An import from the arena up to the command line (``arena.loop`` → ``cli.run`` → … → ``arena``)
+    is refused by the floors and shows as a circle of folders."""
+    planted = {**GRAPH, "aerodeck.arena.loop": GRAPH["aerodeck.arena.loop"] | {"aerodeck.cli.run"}}
+    assert upward(planted) == ["aerodeck.arena.loop (arena, floor 3) imports aerodeck.cli.run (cli, floor 10)"]
+    circles = cycles(folder_graph(planted))
+    assert len(circles) == 1 and {"arena", "cli"} <= set(circles[0])
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -206,4 +282,39 @@ def test_nothing_imports_the_bare_folder_names():
 def test_only_the_tests_import_from_tests():
     bad = [f"{path.relative_to(ROOT)} {line}" for path, source in project_sources()
            if path.relative_to(ROOT).parts[0] != "tests" for line in bare_imports(source, {"tests"})]
+    assert not bad, bad
+
+
+#: A dotted name of the project in a string: ``aerodeck.arena.loop.play_games``, or a folder's bare name
+#: (``train.evaluate.loop``, as error messages wrote it before the package had one name).
+DOTTED = re.compile(r"(?<![\w/.-])((?:aerodeck\.\w+|envs|agents|train)(?:\.\w+)+)")
+
+
+def stale_names(source: str) -> list[str]:
+    """The dotted project names in the strings of ``source`` (messages, docstrings) that name no module,
+    or an attribute its module does not define."""
+    bad = []
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+            continue
+        for name in DOTTED.findall(node.value):
+            parts = (name if name.startswith("aerodeck.") else f"aerodeck.{name}").split(".")
+            k = next((k for k in range(len(parts), 1, -1) if ".".join(parts[:k]) in MODULES), 0)
+            module, rest = ".".join(parts[:k]), parts[k:]
+            if not k or rest and not re.search(rf"\b{re.escape(rest[0])}\b", MODULES[module].read_text(encoding="utf-8")):
+                bad.append(name)
+    return bad
+
+
+def test_stale_names_finds_an_old_path():
+    source = 'raise ValueError("train.evaluate.loop.play_games passes one; see aerodeck.arena.loop.play_games")'
+    assert stale_names(source) == ["train.evaluate.loop.play_games"]
+    assert stale_names('"""aerodeck.agents.ppo.NO_SUCH_NAME"""') == ["aerodeck.agents.ppo.NO_SUCH_NAME"]
+
+
+def test_messages_and_docstrings_name_modules_that_exist():
+    """An error message or a docstring that sends a user to a module names one that exists (and a name it
+    defines) — not a path from before a move."""
+    bad = [f"{path.relative_to(ROOT)}: {name}" for path in MODULES.values() if path.is_relative_to(ROOT)
+           for name in stale_names(path.read_text(encoding="utf-8"))]
     assert not bad, bad

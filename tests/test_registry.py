@@ -62,7 +62,6 @@ def test_a_broken_plugin_is_an_error_naming_it(plugins, name, value, message):
     ({"id": "Bad Id"}, "GameSpec id 'Bad Id' must be lowercase words joined by '-'"),
     ({"opponent": "nobody"}, "opponent 'nobody' is not an agent of the game; agents: random"),
     ({"prior": "nobody"}, "prior 'nobody' is not an agent of the game"),
-    ({"ladder": ((("nobody",), 10),)}, r"the ladder names unknown agents \['nobody'\]"),
     ({"variants": ()}, "variants must be a non-empty tuple"),
     ({"rule_prefix": ""}, "rule_ids need a rule_prefix"),
 ])

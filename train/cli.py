@@ -31,7 +31,7 @@ import shlex
 from pathlib import Path
 
 from aerodeck import envs
-from aerodeck.cli.args import add_rules_arguments, load_rules, seed_arg
+from aerodeck.arena.args import add_rules_arguments, load_rules, seed_arg
 from aerodeck.train.budget import Budget, Clock, check_minutes, check_steps
 from aerodeck.train import iterate
 from aerodeck.train.config import Config, load_config

@@ -114,7 +114,7 @@ def _finished(out: Path) -> set[int]:
 
 def _teacher(spec: str, guide: str) -> str:
     """The config's teacher spec with ``guide=`` the model (it must be the game's search agent)."""
-    from aerodeck.agents.registry import parse_spec
+    from aerodeck.agents.specs import format_spec, parse_spec
 
     name, params = parse_spec(spec)
     if name != "search":
@@ -123,7 +123,7 @@ def _teacher(spec: str, guide: str) -> str:
     if "," in guide:
         raise ValueError(f"the guide's path {guide!r} cannot go in an agent spec (it holds a ',')")
     params["guide"] = guide
-    return "search:" + ",".join(f"{k}={v}" for k, v in params.items())
+    return format_spec("search", params)
 
 
 def _shipped(game, rules, config: Config) -> Path:

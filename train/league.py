@@ -55,7 +55,7 @@ class League:
     ``game``: the ``GameSpec``; ``rules``: the rules object; ``config``: the ``[league]`` section
     (``aerodeck.train.config.LeagueConfig``: ``snapshot_every``, ``pool_size``, ``sampling``, ``power``,
     ``window``, and the weights ``self``, ``heuristic``, ``random``); ``seed``: the run's seed. ``inputs``: what the snapshots' policies read
-    (``aerodeck.agents.ppo.INPUTS``).
+    (``aerodeck.agents.ppo.Inputs``).
     """
 
     def __init__(self, game, rules, config, seed: int, inputs: str = "observation") -> None:

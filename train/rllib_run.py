@@ -190,7 +190,7 @@ class Stops:
 
 def stop_exception(signum: int) -> type[KeyboardInterrupt]:
     """``KeyboardInterrupt`` for SIGINT, the CLI's ``Terminated`` (exit 143) for SIGTERM."""
-    from aerodeck.cli.main import Terminated
+    from aerodeck.arena.stopping import Terminated
 
     return Terminated if signum == signal.SIGTERM else KeyboardInterrupt
 
@@ -609,7 +609,8 @@ def main(argv=None) -> int:
 
     began = time.perf_counter()
     from aerodeck.arena.args import load_rules
-    from aerodeck.cli.main import Terminated, _terminate
+    from aerodeck.arena.stopping import Terminated
+    from aerodeck.arena.stopping import terminate as _terminate
     from aerodeck.train.rllib import Setup
 
     p = argparse.ArgumentParser(prog="python -m aerodeck.train.rllib", description=__doc__,

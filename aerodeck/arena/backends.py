@@ -82,14 +82,14 @@ def tasks_of(game: str, cells: Sequence[Cell], n_games: int, seed: int, chunk: i
 def play_task(task: Task) -> dict:
     """Play one task; its metrics' ``(numerator, denominator)`` arrays ``float64 (count, width)`` under
     ``"metrics"``, under ``"restricted"`` per restricted agent ``[decisions, fallbacks]``, under
-    ``"replays"`` the replay records (``aerodeck.watch.replay.GameRecord``) of its games below ``task.save``,
+    ``"replays"`` the replay records (``aerodeck.arena.replays.GameRecord``) of its games below ``task.save``,
     under ``"trace"`` each game's decisions (``aerodeck.arena.trace.Trace``: a hash and a count, the
     actions too with ``task.trace``) and under ``"outcome"`` each game's ``score`` and ``win_share``
     ``float64 (count, n)``."""
     from aerodeck.agents.registry import make_agent
     from aerodeck.agents.restricted import RestrictedAgent
     from aerodeck.arena.loop import agent_seed, game_seeds, play_games
-    from aerodeck.watch.replay import Recorder
+    from aerodeck.arena.replays import Recorder
     from aerodeck.arena.trace import Trace
 
     spec = envs.spec(task.game)

@@ -25,12 +25,13 @@ from rich.console import Console
 from tqdm.auto import tqdm
 
 from aerodeck import envs
-from aerodeck.agents.registry import describe_kinds, make_agent, parse_spec
+from aerodeck.agents.registry import describe_kinds, make_agent
+from aerodeck.agents.specs import format_spec, kind_of, parse_spec, split_specs
 from aerodeck.agents.self_check import describe
 from aerodeck.envs.common.checks import check_seed
-from aerodeck.cli.args import MAX_GAMES, add_rules_arguments, check_games, games_arg, load_rules, seed_arg
+from aerodeck.arena.args import MAX_GAMES, add_rules_arguments, check_games, games_arg, load_rules, seed_arg
 from aerodeck.bench import report
-from aerodeck.watch import replay
+from aerodeck.arena import replays as replay
 from aerodeck.arena.output import OutputFolder, naming, output_error
 from aerodeck.arena.loop import agent_seed, game_seeds
 from aerodeck.stats.estimates import Moments, against_value, mean_ci
@@ -87,21 +88,15 @@ def add_parser(sub) -> None:
 def lineup_seats(text: str) -> list[str]:
     """The seats of a --lineup: its comma-separated specs, where a piece that is a knob (``key=value``, no
     agent name before it) continues the spec before it, so ``ppo:path=m.zip,caution=2,heuristic`` is two
-    seats."""
-    seats: list[str] = []
-    for piece in (x.strip() for x in text.split(",")):
-        if seats and "=" in piece and ":" not in piece.split("=", 1)[0]:
-            seats[-1] += "," + piece
-        else:
-            seats.append(piece)
-    return seats
+    seats (:func:`aerodeck.agents.specs.split_specs`)."""
+    return split_specs(text)
 
 
 def lineup_index(seat: str, specs: list[str]) -> int:
     """The --agent spec a --lineup seat names: the spec itself, or its agent name if only one spec has it."""
     if seat in specs:
         return specs.index(seat)
-    named = [i for i, spec in enumerate(specs) if parse_spec(split_games(spec)[0])[0] == seat]
+    named = [i for i, spec in enumerate(specs) if kind_of(split_games(spec)[0]) == seat]
     if len(named) != 1:
         raise ValueError(f"--lineup seat {seat!r} is not one of the --agent specs {specs}"
                          + (" (several have that name: give the whole spec)" if named else ""))
@@ -110,21 +105,16 @@ def lineup_index(seat: str, specs: list[str]) -> int:
 
 def split_games(spec: str) -> tuple[str, int | None]:
     """Take a bench-level ``games=N`` parameter out of an agent spec: ``("search:rollouts=8", 1000)``."""
-    name, _, rest = spec.partition(":")
-    params = [p for p in rest.split(",") if p.strip()]
-    own = [p for p in params if p.split("=")[0].strip() == "games"]
-    if not own:
+    name, params = parse_spec(spec)
+    if "games" not in params:
         return spec, None
-    if len(own) > 1:
-        raise ValueError(f"agent spec {spec!r}: 'games' is given twice; give each knob once")
-    value = own[-1].partition("=")[2].strip()
+    value = params.pop("games")
     try:
         count = check_games(int(value), f"agent spec {spec!r}: games")
     except ValueError as err:
         raise ValueError(str(err) if value.isdigit() else
                          f"agent spec {spec!r}: games must be an integer in 1..{MAX_GAMES:,}, got {value!r}") from None
-    kept = [p for p in params if p not in own]
-    return name + (":" + ",".join(kept) if kept else ""), count
+    return format_spec(name, params), count
 
 
 def main(args: argparse.Namespace) -> int:
@@ -318,7 +308,7 @@ def bench_solo(spec, rules, names, agents, counts, seed, *, batch_size=4096, pro
     Game i has the same seed for every agent, so two agents are compared on the games both played
     (paired differences). ``table``: a ``csv.writer`` for one row per game (the first
     ``report.CSV_GAMES``): its seed and each agent's score. ``recorders``: agent name -> a list that
-    gets the replay records (``aerodeck.watch.replay.GameRecord``) of its first ``save`` games.
+    gets the replay records (``aerodeck.arena.replays.GameRecord``) of its first ``save`` games.
     ``backend`` (``aerodeck.arena.backends``; default: here, in this process): where the games are
     played, in tasks of ``chunk`` games (:mod:`aerodeck.bench.chunks`); every figure but
     the timings is the same for any backend and chunk.
@@ -398,7 +388,7 @@ def bench_tournament(spec, rules, names, agents, n_games, seed, *, batch_size=40
     the agents are cycled over the seats and rotated (:func:`aerodeck.arena.tournament.seat_rotation`).
     ``table``: a ``csv.writer`` for one row per game (the first ``report.CSV_GAMES``): its seed and
     each seat's agent, score and win share. ``recorder``: a list that gets the replay records
-    (``aerodeck.watch.replay.GameRecord``) of the first ``save`` games. ``backend`` and ``chunk``: where
+    (``aerodeck.arena.replays.GameRecord``) of the first ``save`` games. ``backend`` and ``chunk``: where
     and in tasks of how many games the games are played, as for :func:`bench_solo`.
     """
     n, A = spec.players(rules), len(agents)

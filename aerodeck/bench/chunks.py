@@ -19,7 +19,7 @@ import numpy as np
 
 from aerodeck import envs
 from aerodeck.arena.loop import game_seeds, play_games
-from aerodeck.watch.replay import Recorder
+from aerodeck.arena.replays import Recorder
 
 
 @dataclasses.dataclass(frozen=True)

@@ -15,6 +15,8 @@ import threading
 import time
 
 from aerodeck import envs
+from aerodeck.arena.stopping import Terminated
+from aerodeck.arena.stopping import terminate as _terminate
 
 # Sub-command modules, in the order ``aerodeck --help`` lists them.
 COMMANDS = ["aerodeck.cli.run", "aerodeck.train.cli", "aerodeck.bench.bench", "aerodeck.watch.play", "aerodeck.watch.replay", "aerodeck.judge.compare", "aerodeck.judge.sweep", "aerodeck.judge.tune", "aerodeck.serve.cli"]
@@ -49,14 +51,6 @@ def build_parser() -> argparse.ArgumentParser:
     for name in COMMANDS:
         importlib.import_module(name).add_parser(sub)
     return parser
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised like Ctrl-C so that a run cleans up the same way."""
-
-
-def _terminate(signum, frame):
-    raise Terminated
 
 
 #: Set once a command has stopped on a Ctrl-C or SIGTERM, or ended: nothing is sent again after it.

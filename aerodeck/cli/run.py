@@ -28,10 +28,11 @@ from rich.console import Console
 from rich.table import Table
 
 from aerodeck import envs
+from aerodeck.agents.specs import parse_spec
 from aerodeck.judge import compare
 from aerodeck.judge import designer_report
 from aerodeck.arena.backends import LocalBackend, catalogue
-from aerodeck.cli.args import add_rules_arguments, games_arg, load_rules, seed_arg
+from aerodeck.arena.args import add_rules_arguments, games_arg, load_rules, seed_arg
 from aerodeck.bench.bench import Plan, bench_solo, print_result
 from aerodeck.arena.output import OutputFolder, check_file, write_file
 from aerodeck.bench.report import json_text
@@ -99,7 +100,7 @@ def playable(spec, seats, rules) -> bool:
     """Whether the ladder's agents ``seats`` can play under ``rules``: the shipped ``ppo`` model (a
     ``ppo`` without ``path=``) needs the train extra and a model for these rules' layout. When it
     cannot play, says why on stderr and the ladder goes on without that rung."""
-    if not any(s.split(":")[0] == "ppo" and "path=" not in s for s in seats):
+    if not any(kind == "ppo" and "path" not in knobs for kind, knobs in map(parse_spec, seats)):
         return True
     try:
         from aerodeck.agents.ppo import shipped_misfit

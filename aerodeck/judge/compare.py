@@ -42,7 +42,7 @@ from aerodeck.agents.restricted import NAME as RESTRICTED
 from aerodeck.envs.common.house import HouseRule, HouseRuleError, with_house
 from aerodeck.judge.analysis import analyse
 from aerodeck.arena.backends import BACKENDS, CHUNK, Cell, catalogue, make_backend, merge, tasks_of
-from aerodeck.cli.args import games_arg, seed_arg
+from aerodeck.arena.args import games_arg, seed_arg
 
 #: The name of the base variant when none is named.
 BASE = "base"
@@ -583,7 +583,7 @@ def report_into(folder: Path, question: Question, backend, chunk: int = CHUNK, p
     most ``changed`` per variant and judge; ``None``: all) go to ``changed.csv`` and ``replays/changed/``
     (``aerodeck.judge.changed``)."""
     from aerodeck.judge import designer_report
-    from aerodeck.watch import replay
+    from aerodeck.arena import replays as replay
 
     timings = {} if timings is None else timings
     failed: dict[str, str] = {}

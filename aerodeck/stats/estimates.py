@@ -101,11 +101,11 @@ def mean_ci(samples, level: float = 0.95) -> Estimate:
 
 
 def proportion_ci(successes: int, n: int, level: float = 0.95) -> Estimate:
-    """A proportion ``successes / n`` with a Wilson score interval."""
+    """A proportion ``successes / n`` with a Wilson score interval (:func:`wilson`)."""
     if n <= 0:
         raise ValueError("proportion_ci needs n >= 1")
-    ci = stats.binomtest(int(successes), int(n)).proportion_ci(level, method="wilson")
-    return Estimate(successes / n, float(ci.low), float(ci.high), int(n), level)
+    p, low, high = wilson(successes, n, level)
+    return Estimate(p, low, high, int(n), level)
 
 
 #: The fewest samples a t-test is made on; below it :func:`against_value` gives no p ("too few games").
@@ -152,21 +152,25 @@ def share_against(m: Moments, value: float, level: float = 0.95) -> Estimate:
         if min(k, n - k) < EXACT_BELOW:
             low, high, p = exact_share(k, n, value, level)
             return Estimate(m.mean, low, high, n, level, p, method="exact")
-        ci = wilson_interval(k, n, level)
+        _, low, high = wilson(k, n, level)
         z = (m.mean - value) / math.sqrt(value * (1 - value) / n)
-        return Estimate(m.mean, *ci, n, level, max(float(2 * stats.norm.sf(abs(z))), P_FLOOR), method="wilson")
+        return Estimate(m.mean, low, high, n, level, max(float(2 * stats.norm.sf(abs(z))), P_FLOOR), method="wilson")
     est = mean_ci(m, level)
     t = (m.mean - value) / (m.std() / math.sqrt(m.n))
     return dataclasses.replace(est, p_value=max(float(2 * stats.t.sf(abs(t), m.n - 1)), P_FLOOR))
 
 
-def wilson_interval(successes: float, n: int, level: float = 0.95) -> tuple[float, float]:
-    """The Wilson score interval ``(low, high)`` of ``successes / n`` (fractional successes allowed)."""
+def wilson(successes: float, n: float, level: float = 0.95) -> tuple[float, float, float]:
+    """``(p, low, high)``: the proportion ``successes / n`` with its Wilson score interval, the suite's one
+    Wilson interval (the same as scipy's ``binomtest(k, n).proportion_ci(method="wilson")`` for a count;
+    ``successes`` may be fractional: shared wins count as a share). The interval always keeps ``p``."""
+    if not n > 0:
+        raise ValueError(f"a proportion needs n >= 1, got n = {n}")
     z = float(stats.norm.ppf(0.5 + level / 2))
     p = successes / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z / (1 + z * z / n) * math.sqrt(max(p * (1 - p), 0.0) / n + z * z / (4 * n * n))
-    return min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half))
+    return p, min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half))
 
 
 def against_value(samples, value: float, level: float = 0.95, share: bool = False) -> Estimate:

@@ -33,6 +33,8 @@ import math
 import numpy as np
 from scipy import stats
 
+from aerodeck.stats.estimates import wilson
+
 #: The power at which :func:`minimum_detectable_change` is quoted.
 POWER = 0.8
 #: The fewest games (pairs, when paired) a difference is tested on: below this a difference gets no
@@ -298,18 +300,6 @@ def verdict(diff: Difference, p_adjusted: float | None, alpha: float = 0.05, dig
         return "no change: equal in every game"
     return ("no detectable change at this N; the smallest change this N detects is "
             f"±{minimum_detectable_change(diff.se, level_alpha or alpha):.{digits}g}")
-
-
-def wilson(successes: float, n: int, level: float = 0.95) -> tuple[float, float, float]:
-    """``(p, low, high)``: a proportion with its Wilson score interval; ``successes`` may be fractional
-    (shared wins count as a share)."""
-    if n <= 0:
-        raise ValueError("a proportion needs n >= 1")
-    z = float(stats.norm.ppf(0.5 + level / 2))
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return p, min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -11,6 +11,8 @@ import warnings
 
 import numpy as np
 
+from aerodeck.agents.restricted import NAME as RESTRICTED
+from aerodeck.agents.specs import kind_of
 from aerodeck.envs.common.batch import sample_legal
 from aerodeck.envs.common.protocols import MetricRecorder, Policy, SB3VecEnv, SingleGameEnv, TextModule
 from aerodeck.envs.registry import GameSpec
@@ -32,6 +34,8 @@ def spec_consistency(spec):
     expect(spec.opponent in spec.agent_names(), "opponent", f"opponent {spec.opponent!r} is not an agent of the game")
     expect(spec.prior is None or spec.prior in spec.agent_names(), "prior", f"prior {spec.prior!r} is not an agent")
     expect(bool(spec.ladder), "ladder", "the game declares no agent ladder")
+    unknown = sorted({kind_of(s) for s in spec.ladder_agents()} - set(spec.agent_names()) - {RESTRICTED})
+    expect(not unknown, "ladder", f"the ladder names unknown agents {unknown}; agents: {', '.join(spec.agent_names())}")
     expect(set(spec.render_modes) <= {"ansi", "rgb_array"}, "render_modes",
            f"render modes {spec.render_modes}; allowed: 'ansi', 'rgb_array'")
     with blame("variants"):
@@ -236,9 +240,9 @@ def ladder_agents(spec, agent):
     try:
         player = make_agent(spec, agent, core.rules, seed=0)
     except ValueError as err:
-        if agent.partition(":")[0] == "ppo":  # a game may ship no trained model, or torch may be missing
+        if kind_of(agent) == "ppo":  # a game may ship no trained model, or torch may be missing
             raise SkipCheck(str(err)) from None
-        raise Blamed("ladder" if agent.partition(":")[0] not in spec.agents else "agents", err) from err
+        raise Blamed("ladder" if kind_of(agent) not in spec.agents else "agents", err) from err
     assert isinstance(player, Policy), f"{type(player).__name__} does not satisfy Policy"
     state = core.init(np.arange(4))
     for _ in range(3):

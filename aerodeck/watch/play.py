@@ -38,27 +38,14 @@ from rich.text import Text
 
 from aerodeck import envs
 from aerodeck.agents.registry import describe_kinds, make_agent
-from aerodeck.cli.args import add_rules_arguments, load_rules, seed_arg
+from aerodeck.agents.specs import split_specs
+from aerodeck.arena.args import add_rules_arguments, load_rules, seed_arg
 from aerodeck.arena.output import check_file
-from aerodeck.watch.replay import GameRecord, line_reader, make_console, play_back, write
+from aerodeck.arena.replays import GameRecord, play_back, write
+from aerodeck.watch.replay import line_reader, make_console
 
 #: Menus this long or shorter are shown with every decision; longer ones on ``moves``.
 SHORT_MENU = 24
-
-
-def split_specs(text: str) -> list[str]:
-    """Agent specs from a comma-separated list whose specs may hold parameters:
-    ``"heuristic,search:budget=8,depth=2,random"`` → ``["heuristic", "search:budget=8,depth=2", "random"]``
-    (an item ``key=value`` without ``:`` belongs to the spec before it)."""
-    specs: list[str] = []
-    for item in (x.strip() for x in text.split(",")):
-        if not item:
-            raise ValueError(f"empty agent in {text!r}")
-        if "=" in item and ":" not in item and specs:
-            specs[-1] += "," + item
-        else:
-            specs.append(item)
-    return specs
 
 
 class Session:

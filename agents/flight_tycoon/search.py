@@ -1,7 +1,7 @@
 """The search Flight Tycoon agent: information-set rollouts over sampled hidden cards.
 
 For every game of the batch the heuristic ranks the legal actions and its ``candidates`` best are
-tried. The agent never sees the real hidden cards: it asks its :class:`~envs.flight_tycoon.knowledge.FlightTycoonView`
+tried. The agent never sees the real hidden cards: it asks its :class:`~aerodeck.envs.flight_tycoon.view.FlightTycoonView`
 for ``samples`` determinizations — full states dealt consistently with what its seat knows, with
 fresh random streams — and in each of them plays every candidate, then lets the heuristic play
 every seat (each one reading only its own facts of the sampled state) until the game ends or
@@ -122,7 +122,7 @@ class SearchAgent(Agent):
         all on its choice."""
         if view is None:
             raise ValueError("the search agent needs a look-ahead view: act(observations, masks, view) with an "
-                             "aerodeck.envs.flight_tycoon.view.FlightTycoonView; train.evaluate.loop.play_games passes one, and "
+                             "aerodeck.envs.flight_tycoon.view.FlightTycoonView; aerodeck.arena.loop.play_games passes one, and "
                              "aerodeck.envs.view_of_env(aec) makes one for the AEC env")
         masks = np.asarray(masks, bool)
         if view.batch_size != masks.shape[0]:

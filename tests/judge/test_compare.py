@@ -238,7 +238,7 @@ def test_retrain_trains_a_model_per_variant_and_plays_it(tmp_path, capsys):
 
 
 def test_save_games_writes_replays_that_play_back(tmp_path, capsys):
-    from aerodeck.watch import replay
+    from aerodeck.arena import replays as replay
 
     out = tmp_path / "rp"
     status, _, err = run(["compare", SOLO.id, "--variant", V, "--games", "30", "--chunk", "2",

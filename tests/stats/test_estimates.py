@@ -64,3 +64,19 @@ def test_samples_equal_up_to_rounding_count_as_constant():
     assert few.p_value is None and few.note == "too few games: 4"
     flat = against_value(np.tile(x, 5), 0.25)  # 20 samples without spread: the t-test is undefined
     assert flat.p_value is None and flat.note.startswith("no spread")
+
+
+def test_the_suite_has_one_wilson_interval():
+    """Every Wilson interval of the reports (bench's proportions, shares against a value, compare's share
+    metrics, the fair-share test) is :func:`aerodeck.stats.estimates.wilson`: no second copy to drift."""
+    import ast
+    from pathlib import Path
+
+    import aerodeck
+
+    root = Path(aerodeck.__file__).resolve().parents[1]
+    defined = [f"{path.relative_to(root)}:{node.name}" for folder in ("aerodeck", "agents", "train", "envs")
+               for path in sorted((root / folder).rglob("*.py"))
+               for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+               if isinstance(node, ast.FunctionDef) and "wilson" in node.name.lower()]
+    assert defined == ["aerodeck/stats/estimates.py:wilson"]

@@ -7,8 +7,9 @@ from scipy import stats
 
 from aerodeck.stats.significance import (
     Difference, bootstrap_difference, holm, minimum_detectable_change, paired_difference, ratio_difference,
-    ratio_estimate, verdict, welch_difference, wilson,
+    ratio_estimate, verdict, welch_difference,
 )
+from aerodeck.stats.estimates import wilson
 
 RNG = np.random.default_rng(20240611)
 A = RNG.poisson(1.2, 300).astype(float)

@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from aerodeck.agents.registry import parse_spec  # noqa: E402
+from aerodeck.agents.specs import parse_spec  # noqa: E402
 from tests.games import SOLO  # noqa: E402
 from aerodeck.train import iterate  # noqa: E402
 

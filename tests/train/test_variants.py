@@ -12,7 +12,8 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from aerodeck.agents.ppo import Inputs, load_model  # noqa: E402
-from aerodeck.agents.registry import make_agent, parse_spec  # noqa: E402
+from aerodeck.agents.registry import make_agent  # noqa: E402
+from aerodeck.agents.specs import parse_spec  # noqa: E402
 from aerodeck.agents.variants import VariantSpace  # noqa: E402
 from tests.games import MULTI, SOLO  # noqa: E402
 from tests.train.test_train import TINY, TINY_LEAGUE, train  # noqa: E402

@@ -9,7 +9,7 @@ import numpy as np
 from aerodeck import envs
 from aerodeck.agents.registry import make_agent
 from aerodeck.cli import main as cli
-from aerodeck.watch.replay import GameRecord
+from aerodeck.arena.replays import GameRecord
 
 
 def agent_games(game, seeds, agent="random", **options):

@@ -15,7 +15,7 @@ from aerodeck.envs.flight_tycoon import text as ft_text
 from aerodeck.envs.flight_tycoon.rules import N_CARDS, TOWER, card_name
 from tests.watch.playing import play
 from aerodeck.watch.play import Session
-from aerodeck.watch.replay import read
+from aerodeck.arena.replays import read
 
 
 def test_hint_names_a_legal_move_and_why(monkeypatch, capsys):

@@ -5,7 +5,7 @@ import csv
 
 from tests.watch.replays import agent_games, replay_command
 from aerodeck.cli import main as cli
-from aerodeck.watch.replay import read, write
+from aerodeck.arena.replays import read, write
 
 
 def test_replay_of_a_flight_tycoon_game_shows_every_hand_and_the_log(tmp_path, monkeypatch, capsys):

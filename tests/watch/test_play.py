@@ -8,7 +8,7 @@ from aerodeck import envs
 from aerodeck.agents.registry import make_agent
 from tests.games import MULTI, SOLO
 from tests.watch.playing import play
-from aerodeck.watch.play import split_specs
+from aerodeck.agents.specs import split_specs
 
 
 @pytest.mark.parametrize("game, options", [(s.id, v) for s in envs.specs() if s.text for v in s.variants])

@@ -13,7 +13,7 @@ from aerodeck.agents.registry import make_agent
 from tests.games import MULTI, SOLO
 from tests.watch.replays import agent_games, replay_command
 from aerodeck.cli import main as cli
-from aerodeck.watch.replay import ReplayError, play_back, read, write
+from aerodeck.arena.replays import ReplayError, play_back, read, write
 
 
 @pytest.fixture(scope="module")
@@ -210,7 +210,7 @@ def test_replay_lists_the_games_of_a_file(as_file, monkeypatch, capsys):
 @pytest.mark.parametrize("game", [SOLO.id, MULTI.id])
 def test_games_recorded_from_the_play_loop_replay_to_the_scores_it_played(game):
     from aerodeck.arena.loop import game_seeds, play_games
-    from aerodeck.watch.replay import Recorder
+    from aerodeck.arena.replays import Recorder
 
     spec = envs.spec(game)
     rules = spec.make_rules()
