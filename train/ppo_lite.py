@@ -53,8 +53,10 @@ class Args:
     target_kl: float = 0.0  # stop an update's epochs above this approximate KL (0 = never)
     hidden: str = "256,256"  # hidden layer widths of the actor and of the critic (separate networks)
     sees_mask: bool = False  # the network also reads the legal mask as 0/1 inputs
-    reward: str = ""  # Flight Tycoon: the reward trained on, 'outcome' or 'vp' (FT-15); '' = the task's rules
-    opponents: str = ""  # Flight Tycoon: agent specs 'A>B>C' met in turn over curriculum (''= the task's opponents)
+    reward: str = ""  # Flight Tycoon: 'outcome' or 'vp' (FT-15), 'lead' (outcome + lead_scale x the change of
+    # the learner's VP lead over the best other seat); '' = the task's
+    lead_scale: float = 0.1  # reward 'lead': reward per VP of lead gained
+    opponents: str = ""  # Flight Tycoon: agent specs 'A>B>C' met in turn over the curriculum ('' = the task's)
     curriculum: float = 0.5  # share of total_steps over which the opponents move from the first to the last
     eval_every: int = 100_000  # env steps between evaluations (one more at the start and at the end)
     eval_games: int = 0  # deals per evaluation (0 = the task's eval_games)
@@ -76,26 +78,37 @@ def parse_args(argv=None) -> Args:
 
 
 class Env:
-    """``num_envs`` games of ``task``'s game under ``rules`` stepped at once; ``step`` returns
-    ``(obs, masks, rewards float32 (N,), dones bool (N,), ended)``: ``ended`` lists, per finished game,
-    ``(score, win_share)`` (win share ``None`` in a solo game)."""
+    """``num_envs`` games of the task stepped at once (``task.make_vec_env``; Flight Tycoon with ``reward`` or
+    ``opponents`` set: the same learner view under those rules and opponents). ``step`` returns ``(obs,
+    masks, rewards float32 (N,), dones bool (N,), ended)``: ``ended`` lists, per finished game, ``(score,
+    win_share)`` (Airport Scramble: tickets, win share ``None``; Flight Tycoon: the learner's VP, win share)."""
 
-    def __init__(self, task, rules, num_envs: int, seed: int, opponent_specs: list[str], curriculum_steps: int):
-        self.solo = task.game == "airport-scramble"
-        if self.solo:
-            from aerodeck.envs.airport_scramble.vector import AirportScrambleVectorEnv
-
-            self.env = AirportScrambleVectorEnv(num_envs, rules=rules)
-            obs, _ = self.env.reset(seed=seed)
-            self.obs, self.masks = obs, self.env.action_masks()
-        else:
+    def __init__(self, task, num_envs: int, seed: int, reward: str, opponents: str, curriculum_steps: int,
+                 lead_scale: float = 0.1):
+        self.solo, self.steps, self.curriculum_steps = task.spec.solo, 0, curriculum_steps
+        self.lead_scale = lead_scale if reward == "lead" else 0.0
+        if self.solo or not (reward or opponents):
+            self.env = task.make_vec_env(num_envs, seed)
+        else:  # the task's learner view under the trained reward, against an opponent curriculum
+            from aerodeck.bench.tasks import training_seeds
             from aerodeck.envs.flight_tycoon.learner import LearnerGames
 
-            self.pool = [make_agent(task.game, s, rules, seed=seed + 1 + i).act for i, s in enumerate(opponent_specs)]
-            self.rng, self.steps, self.curriculum_steps = np.random.default_rng(seed), 0, curriculum_steps
-            self.env = LearnerGames(num_envs, rules=rules, opponents=self.pool, seed=seed, assign=self.assign)
-            self.obs, self.masks = self.env.reset()
-        self.returns = np.zeros(num_envs)
+            rules = dataclasses.replace(task.rules, reward="outcome" if reward == "lead" else reward) if reward else task.rules
+            specs = opponents.split(">") if opponents else list(dict.fromkeys(task.opponents))
+            self.pool = [make_agent(task.game, s, rules, seed=seed + 1 + i).act for i, s in enumerate(specs)]
+            self.rng = np.random.default_rng(seed)
+            self.env = LearnerGames(num_envs, rules, opponents=self.pool, seed=int(training_seeds(seed, 1)[0]),
+                                    assign=self.assign)
+        first = self.env.reset()
+        self.obs, self.masks = (first[0], self.env.action_masks()) if self.solo else first
+        self.lead = None if self.solo else self._lead()
+
+    def _lead(self, vp=None) -> np.ndarray:
+        """``float64 (N,)``: the learner's VP minus the best other seat's (``vp``: by seat from the learner)."""
+        if vp is None:
+            g = self.env
+            vp = np.take_along_axis(g.state.vp, (g.learner[:, None] + np.arange(g.rules.n_players)) % g.rules.n_players, 1)
+        return vp[:, 0] - vp[:, 1:].max(1)
 
     def assign(self, count: int) -> np.ndarray:
         """The opponent of each new game: the curriculum moves linearly from the first spec to the last."""
@@ -105,46 +118,56 @@ class Env:
         return np.where(self.rng.random(count) < at - low, low + 1, low).astype(np.int64)
 
     def step(self, actions: np.ndarray):
-        ended = []
+        self.steps += len(actions)
         if self.solo:
             obs, rewards, dones, _, infos = self.env.step(actions)
             self.obs, self.masks = obs, infos["action_mask"]
-            self.returns += rewards
-            for row in np.flatnonzero(dones):
-                ended.append((float(infos["final_info"]["score"][row]), None))
+            ended = [(float(infos["final_info"]["score"][row]), None) for row in np.flatnonzero(dones)]
         else:
-            self.steps += len(actions)
             self.obs, rewards, dones, infos = self.env.step(actions)
             self.masks = self.env.action_masks()
+            if self.lead_scale:  # shaping: the change of the learner's lead (a finished game: up to its end)
+                lead, now = self._lead(), self._lead()
+                for row in np.flatnonzero(dones):
+                    self.last_final_vp = infos[row]["vp"]
+                    lead[row] = self._lead(infos[row]["vp"][None].astype(np.float64))[0]
+                rewards = rewards + self.lead_scale * (lead - self.lead)
+                self.lead = now
             ended = [(float(infos[row]["vp"][0]), infos[row]["win_share"]) for row in np.flatnonzero(dones)]
-        return self.obs, self.masks, rewards.astype(np.float32), np.asarray(dones, bool), ended
+        return self.obs, self.masks, np.asarray(rewards, np.float32), np.asarray(dones, bool), ended
 
 
 # --- evaluation: the task's protocol (held-out deals, greedy policy) -----------------------------------------
 
 
 def evaluate(task, agent, games: int) -> dict:
-    """``{"raw", "normalized", "low", "high"}``: the task's evaluation of ``agent`` on its held-out deals."""
-    result = task.evaluate(agent, games=games or None)
-    return {k: float(result[k]) for k in ("raw", "normalized", "low", "high") if k in result}
+    """``{"raw", "low", "high", "normalized"}``: ``task.evaluate`` of ``agent`` (greedy, the task's held-out
+    deals; ``low``, ``high``: the raw score's 95 % interval). ``normalized`` is NaN while the task has no
+    reference scores (``aerodeck tasks --measure``)."""
+    from aerodeck.bench.evaluate import play
+    from aerodeck.bench.tasks import mean_interval
+
+    raw = mean_interval(play(task, task.rules, agent, task.eval_seeds(games or None)))
+    try:
+        normalized = task.normalize(raw.value)
+    except ValueError:
+        normalized = float("nan")
+    return {"raw": raw.value, "low": raw.low, "high": raw.high, "normalized": normalized}
 
 
 # --- training ------------------------------------------------------------------------------------------------
 
 
 def train(args: Args) -> dict:
-    try:
-        from aerodeck.bench.tasks import task as get_task
-    except ImportError:
-        from aerodeck.train._task_stub import task as get_task
+    from aerodeck.bench.tasks import task as get_task
+
     task = get_task(args.task)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
-    rules = task.rules if not args.reward else dataclasses.replace(task.rules, reward=args.reward)
-    specs = args.opponents.split(">") if args.opponents else list(getattr(task, "opponents", None) or ["random"])
-    env = Env(task, rules, args.num_envs, args.seed, specs, int(args.curriculum * args.total_steps))
+    env = Env(task, args.num_envs, args.seed, args.reward, args.opponents, int(args.curriculum * args.total_steps),
+              args.lead_scale)
     N, T = args.num_envs, args.num_steps
     O, A = env.obs.shape[1], env.masks.shape[1]
     hidden = tuple(int(w) for w in args.hidden.split(","))
