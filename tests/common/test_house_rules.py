@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 import pickle
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -19,17 +18,11 @@ from aerodeck.agents.registry import make_agent
 from aerodeck.arena.loop import play_games
 from aerodeck.arena.trace import Trace
 from aerodeck.envs.common.house import HouseRule, HouseRuleError, house_of, plain_rules, with_house
+from tests.common.house_rules import BROKEN, EXAMPLES, WHAT, house_file
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "house_rules"
 IN_FLIGHT = HouseRule.parse(f"{EXAMPLES}/delivery_in_flight.py:DeliveryInFlight")
 CATCHUP = HouseRule.parse(f"{EXAMPLES}/catchup.py:LastSeatExtraCard")
 AS, FT = envs.spec("airport-scramble"), envs.spec("flight-tycoon")
-
-
-def house_file(tmp_path: Path, body: str, name: str = "rules.py") -> Path:
-    path = tmp_path / name
-    path.write_text(textwrap.dedent(body), encoding="utf-8")
-    return path
 
 
 def arrays_equal(a, b) -> None:
@@ -136,38 +129,6 @@ def test_a_house_rule_that_is_not_a_subclass_of_the_reference_engine_is_refused_
         HouseRule.parse("rules.txt")
     with pytest.raises(ValueError, match="no file"):
         HouseRule.parse(f"{tmp_path}/absent.py:X")
-
-
-BROKEN = {
-    "raises": """
-        from aerodeck.envs.airport_scramble.reference import ReferenceGame
-        class Raises(ReferenceGame):
-            def end_turn(self):
-                raise RuntimeError("the die fell off the table")
-        """,
-    "empty": """
-        from aerodeck.envs.airport_scramble.reference import ReferenceGame
-        class Empty(ReferenceGame):
-            def legal_mask(self):
-                mask = super().legal_mask()
-                return mask & False if self.points == 1 else mask
-        """,
-    "endless": """
-        from aerodeck.envs.airport_scramble.reference import ReferenceGame
-        class Endless(ReferenceGame):
-            max_decisions = 150
-            def end_turn(self):  # AS-13 without its die: no ticket ever fails, and the tickets come round again
-                self.points = self.rules.action_points
-                self.redraw_used = False
-                if self.ticket < 0:
-                    if not self.ticket_deck:
-                        self.ticket_deck = set(range(self.comp.n_tickets))
-                    self.draw_ticket()
-        """,
-}
-WHAT = {"raises": "RuntimeError in step: the die fell off the table",
-        "empty": "no legal action (an empty legal mask) in a game that is not over",
-        "endless": "the game has not ended after 150 decisions"}
 
 
 def broken_rules(tmp_path: Path, kind: str):
