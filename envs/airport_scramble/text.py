@@ -28,6 +28,7 @@ from aerodeck.envs.airport_scramble.actions import DIRECTIONS, FLY, PLAY, REMOVE
 from aerodeck.envs.airport_scramble.position import LINE_CHOICE
 from aerodeck.envs.airport_scramble.render import PALETTE, render_rgb
 from aerodeck.envs.airport_scramble.rules import COLOR_LETTERS, COLOR_NAMES
+from aerodeck.envs.common.house import house_notes
 
 #: The typed moves (shown by ``help``).
 HELP = __doc__.split("::", 1)[1].strip("\n")
@@ -227,10 +228,16 @@ def events(core, before, after, action: int, seat=0) -> list[str]:
     drawn = [card for card in a.slots if card >= 0 and card not in b.slots]
     if drawn:
         out.append("face up: " + ", ".join(_code(core, card) for card in drawn) + " drawn from the deck")
+    path = _flown_over(core, b, action) if kind == FLY else []
     if a.ticket == b.ticket and a.aboard and not b.aboard:
-        out.append("the passenger boards")
+        origin = core.rules.components.ticket_origin[b.ticket]
+        early = core.rules.pickup_in_flight and any(b.grid[r][c] == origin for r, c in path)
+        out.append("the passenger boards in flight (AS-12, pickup_in_flight)" if early else "the passenger boards")
     if a.score > b.score:
-        out.append(f"ticket completed (+1): score {a.score}")
+        destination = core.rules.components.ticket_destination[b.ticket] if b.ticket >= 0 else -1
+        early = core.rules.pickup_in_flight and any(b.grid[r][c] == destination for r, c in path)
+        out.append(f"delivered in flight (AS-12, pickup_in_flight) (+1): score {a.score}" if early
+                   else f"ticket completed (+1): score {a.score}")
     if a.phase == LINE_CHOICE and b.phase != LINE_CHOICE:
         out.append("the new ticket is pre-played (both airports in play): choose a line to remove (AS-15)")
     if a.ticket >= 0 and a.ticket != b.ticket:
@@ -239,7 +246,14 @@ def events(core, before, after, action: int, seat=0) -> list[str]:
         out.append(f"turn over: the die goes down to {a.die}")
     if a.done:
         out.append("game over: " + ("every ticket completed" if a.ticket < 0 else "the ticket failed (the die ran out)"))
-    return out
+    return out + house_notes(core, after)
+
+
+def _flown_over(core, p, action: int) -> list[tuple[int, int]]:
+    """The cells a flight passes over before the one it ends on (AS-8), from the table ``p`` before it."""
+    _, d, k = core.actions.decode(action)
+    (dr, dc), (r, c) = STEPS[d], p.plane
+    return [(r + dr * j, c + dc * j) for j in range(1, k)]
 
 
 def summary(core, state, seat=0, names=None) -> Text:

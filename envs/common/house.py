@@ -430,3 +430,9 @@ class ReferenceCore:
     def notes(self, state, game: int) -> list[str]:
         """What the engine's hooks noted in game ``game`` during its last decision (``note(text)``)."""
         return list(getattr(self._games(state)[game], "notes", []))
+
+
+def house_notes(core, state, game: int = 0) -> list[str]:
+    """What a house rule's hooks noted (``note(text)``) in game ``game`` of ``state`` during its last
+    decision, for the game's log (``envs/<game>/text.py``); none for a batched core."""
+    return core.notes(state, game) if isinstance(core, ReferenceCore) else []

@@ -27,6 +27,7 @@ import numpy as np
 from rich.console import Group
 from rich.text import Text
 
+from aerodeck.envs.common.house import house_notes
 from aerodeck.envs.flight_tycoon.actions import decode_action, request_action
 from aerodeck.envs.flight_tycoon.observation import CARD_SCALE
 from aerodeck.envs.flight_tycoon.render import _SHORT_SQUARES, render_image, render_text
@@ -267,7 +268,7 @@ def events(core, before, after, action: int, seat=None) -> list[str]:
     the landing or the collision, each discarded card, the draw, a passed turn, the end of the game.
     Built from observations only: ``seat``'s own (and ``action``, whose public part every seat sees).
     ``seat=None``: a spectator of a recorded game, told every card (what the seats holding it observe)."""
-    return _Step(core, before, after, int(action), seat).lines()
+    return _Step(core, before, after, int(action), seat).lines() + house_notes(core, after)
 
 
 def _moved_tower(b: Seen, a: Seen, target: int) -> tuple[int, int] | None:
