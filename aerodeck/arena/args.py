@@ -37,12 +37,13 @@ def check_games(n: int, what: str = "games") -> int:
     return n
 
 
-def add_rules_arguments(p: argparse.ArgumentParser) -> None:
-    """``--rules FILE [--table NAME]`` and repeated ``--rule key=value`` (shared by every tool that takes rules)."""
-    p.add_argument("--rules", type=Path, metavar="FILE.toml", help="rule options from a TOML file")
-    p.add_argument("--table", metavar="NAME", help="the table of the --rules file holding the options (e.g. fast)")
+def add_rules_arguments(p: argparse.ArgumentParser, what: str = "") -> None:
+    """``--rules FILE [--table NAME]`` and repeated ``--rule key=value`` (shared by every tool that takes
+    rules; ``what`` starts each help line, e.g. ``"the base rules: "`` for the tools that compare variants)."""
+    p.add_argument("--rules", type=Path, metavar="FILE.toml", help=f"{what}rule options from a TOML file")
+    p.add_argument("--table", metavar="NAME", help=f"{what}the table of the --rules file holding the options (e.g. fast)")
     p.add_argument("--rule", dest="rule_items", action="append", default=[], metavar="KEY=VALUE",
-                   help="a rule option (repeatable; applied after --rules)")
+                   help=f"{what}a rule option (repeatable; applied after --rules)")
 
 
 def load_rules(spec, rules_file: Path | None, items: list[str], table: str | None = None, players: int | None = None):

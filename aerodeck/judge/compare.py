@@ -42,7 +42,7 @@ from aerodeck.agents.restricted import NAME as RESTRICTED
 from aerodeck.envs.common.house import HouseRule, HouseRuleError, with_house
 from aerodeck.judge.analysis import analyse
 from aerodeck.arena.backends import BACKENDS, CHUNK, Cell, catalogue, make_backend, merge, tasks_of
-from aerodeck.arena.args import games_arg, seed_arg
+from aerodeck.arena.args import add_rules_arguments, games_arg, load_rules, seed_arg
 
 #: The name of the base variant when none is named.
 BASE = "base"
@@ -132,10 +132,11 @@ class Question:
         return [p for p in pairs if p[0] != p[1]]
 
 
-def parse_variant(text: str, rules_class) -> tuple[str, object]:
-    """``NAME:key=value,...`` (or ``NAME`` alone: the defaults) → ``(name, rules)``; a list value runs on
-    over commas (``flat:vp_table=3,4,5,5,4,vp_sharing=rank``). The options are validated by the rules
-    class (an unknown one is an error naming the allowed options)."""
+def parse_variant(text: str, rules_class, base=None) -> tuple[str, object]:
+    """``NAME:key=value,...`` (or ``NAME`` alone: the base rules) → ``(name, rules)``: the options over
+    ``base`` (the base rules, :func:`base_rules`; ``None``: the defaults); a list value runs on over commas
+    (``flat:vp_table=3,4,5,5,4,vp_sharing=rank``). The options are validated by the rules class (an
+    unknown one is an error naming the allowed options)."""
     name, sep, rest = text.partition(":")
     name = name.strip()
     if not name or any(c in name for c in "=,"):
@@ -147,14 +148,15 @@ def parse_variant(text: str, rules_class) -> tuple[str, object]:
         else:  # the next number of a list value: vp_table=3,4,5,5,4
             items[-1] += "," + piece
     try:
-        return name, rules_class.from_strings(items)
+        return name, rules_class.from_strings((base.to_strings() if base is not None else []) + items)
     except ValueError as err:
         raise ValueError(f"--variant {name}: {err}") from None
 
 
-def read_variants(path: Path, rules_class) -> dict[str, object]:
-    """The variants of a TOML file: one table per variant (``[base]`` names the base; a table
-    ``[variants]`` holding the tables is read the same way)."""
+def read_variants(path: Path, rules_class, base=None) -> dict[str, object]:
+    """The variants of a TOML file: one table per variant, its options over ``base`` (the base rules;
+    ``None``: the defaults); ``[base]`` names the base; a table ``[variants]`` holding the tables is read
+    the same way."""
     path = Path(path)
     if path.is_dir():
         raise ValueError(f"--variants {str(path)!r} is a folder, not a TOML file")
@@ -177,7 +179,8 @@ def read_variants(path: Path, rules_class) -> dict[str, object]:
             house = table.get(HOUSE_KEY)
             if house is not None and not isinstance(house, str):
                 raise ValueError(f"{HOUSE_KEY} must be a string FILE.py:Class, got {house!r}")
-            out[name] = with_house(rules_class.from_toml(options),
+            over = {**base.to_dict(), **options} if base is not None else options
+            out[name] = with_house(rules_class.from_toml(over),
                                    HouseRule.parse(house, path.parent) if house else None)
         except ValueError as err:
             raise ValueError(f"--variants file {str(path)!r}, variant {name}: {err}") from None
@@ -189,9 +192,10 @@ def read_variants(path: Path, rules_class) -> dict[str, object]:
 HOUSE_KEY = "house"
 
 
-def apply_houses(items: list[tuple[str, object]], houses: list[str], rules_class) -> list[tuple[str, object]]:
+def apply_houses(items: list[tuple[str, object]], houses: list[str], rules_class, base=None) -> list[tuple[str, object]]:
     """``items`` (name, rules) with each ``--house NAME:FILE.py:Class`` applied: the house rule joins
-    the variant ``NAME`` (its rule options kept), or makes a new variant of the default options."""
+    the variant ``NAME`` (its rule options kept), or makes a new variant of the base rules (``base``;
+    ``None``: the defaults)."""
     out = list(items)
     for text in houses:
         name, sep, rest = text.partition(":")
@@ -206,14 +210,15 @@ def apply_houses(items: list[tuple[str, object]], houses: list[str], rules_class
         if at:
             out[at[0]] = (name, with_house(out[at[0]][1], house))
         else:
-            out.append((name, with_house(rules_class(), house)))
+            out.append((name, with_house(rules_class() if base is None else base, house)))
     return out
 
 
 def assemble_variants(items: list[tuple[str, object]], rules_class, fixed: dict | None = None,
-                      allow_identical: bool = False) -> dict[str, object]:
-    """The variants in order with the base first: the one named ``base`` or else the defaults added
-    as ``base``. ``fixed`` options (e.g. the player count) apply to every variant. Refuses a name given
+                      allow_identical: bool = False, base=None) -> dict[str, object]:
+    """The variants in order with the base first: the one named ``base`` or else the base rules
+    (``base``: :func:`base_rules`; ``None``: the defaults) added as ``base``. ``fixed`` options (e.g. the
+    player count) apply to every variant. Refuses a name given
     twice and, unless ``allow_identical`` (the A/A check), a variant equal to another (the same rules
     twice)."""
     named: dict[str, object] = {}
@@ -222,7 +227,7 @@ def assemble_variants(items: list[tuple[str, object]], rules_class, fixed: dict 
             raise ValueError(f"variant {name!r} is given twice")
         named[name] = rules
     if BASE not in named:
-        named = {BASE: rules_class(), **named}
+        named = {BASE: rules_class() if base is None else base, **named}
     else:
         named = {BASE: named.pop(BASE), **named}
     if fixed:
@@ -449,9 +454,10 @@ def add_common_arguments(p: argparse.ArgumentParser, default_out: str) -> None:
                    + ", ".join(f"{g} {envs.spec(g).bench_games}" for g in envs.games()) + ")")
     p.add_argument("--seed", type=seed_arg, default=0, help="seed of the deals and the agents (default 0)")
     p.add_argument("--players", type=int, help="multi-player games: the player count of every variant")
+    add_rules_arguments(p, "the base rules: ")
     p.add_argument("--metric", dest="metrics", action="append", metavar="NAME",
-                   help="a metric to compare (repeat; default: the catalogue's headline metrics; "
-                        "docs/metrics.md lists them)")
+                   help="a metric to compare (repeat; default: every metric docs/metrics.md marks 'compared by "
+                        "default'; the report's summary opens with the game's few headline metrics among them)")
     p.add_argument("--judges", nargs="+", action="extend", metavar="SPEC",
                    help="the agents whose verdicts are set side by side (each gets a table unless it is an "
                         "--agent; the first leads); default: the --agent agents, or without --agent per game: "
@@ -502,6 +508,12 @@ def add_parser(sub) -> None:
                    help="the A/A check: allow a variant with the same rules as another; it plays other seeds, "
                         "and the report counts its false changes (about 5%% before Holm, at most 5%% after)")
     p.set_defaults(func=main)
+
+
+def base_rules(args, spec):
+    """The rules every variant starts from: ``--rules FILE [--table NAME]``, then each ``--rule key=value``
+    (the defaults without them); ``--players`` must agree with them (:func:`aerodeck.arena.args.load_rules`)."""
+    return load_rules(spec, args.rules, args.rule_items, args.table, players=args.players)
 
 
 def fixed_options(args, spec) -> dict:
@@ -633,11 +645,12 @@ def main(args: argparse.Namespace) -> int:
     """``aerodeck compare``."""
     spec = envs.spec(args.game)
     rules_class = spec.rules_class()
-    items = [parse_variant(v, rules_class) for v in args.variant_items]
+    base = base_rules(args, spec)
+    items = [parse_variant(v, rules_class, base) for v in args.variant_items]
     if args.variants is not None:
-        items += list(read_variants(args.variants, rules_class).items())
-    items = apply_houses(items, args.house_items, rules_class)
-    variants = assemble_variants(items, rules_class, fixed_options(args, spec), args.allow_identical)
+        items += list(read_variants(args.variants, rules_class, base).items())
+    items = apply_houses(items, args.house_items, rules_class, base)
+    variants = assemble_variants(items, rules_class, fixed_options(args, spec), args.allow_identical, base)
     question, backend, out = common_setup(args, variants, "compare")
     run_question(question, backend, out, args)
     return 0

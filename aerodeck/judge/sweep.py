@@ -45,7 +45,7 @@ def candidate_values(field) -> list[str]:
     return []
 
 
-def fix_for(items: list[str], keys: list[str], rules_class) -> str:
+def fix_for(items: list[str], keys: list[str], rules_class, base_items: list[str] = ()) -> str:
     """How to make a refused grid point playable: the nearest value of another option (not in the grid)
     that the rules accept together with ``items``, as a ``--grid`` to add; or a plain note if none does."""
     for field in dataclasses.fields(rules_class):
@@ -53,7 +53,7 @@ def fix_for(items: list[str], keys: list[str], rules_class) -> str:
             continue
         for value in candidate_values(field):
             try:
-                rules_class.from_strings([*items, f"{field.name}={value}"])
+                rules_class.from_strings([*base_items, *items, f"{field.name}={value}"])
             except ValueError:
                 continue
             return (f"to play it, add --grid {field.name}=... with a value the point allows (e.g. "
@@ -61,10 +61,11 @@ def fix_for(items: list[str], keys: list[str], rules_class) -> str:
     return "no change of a single other option makes it playable: drop the value from --grid"
 
 
-def grid_variants(grids: list[str], rules_class) -> tuple[list[str], list[tuple[str, object, tuple[str, ...]]],
-                                                          list[dict]]:
-    """The grid keys; the product of ``key=v1,v2,...`` grids as ``(name, rules, values)``, named by
-    their options (``key=v1 key2=w1``) — the one equal to the defaults, if any, named ``base``; and the
+def grid_variants(grids: list[str], rules_class, base=None) -> tuple[list[str], list[tuple[str, object, tuple[str, ...]]],
+                                                                     list[dict]]:
+    """The grid keys; the product of ``key=v1,v2,...`` grids over ``base`` (the base rules,
+    ``compare.base_rules``; ``None``: the defaults) as ``(name, rules, values)``, named by their options
+    (``key=v1 key2=w1``) — the one equal to the base rules, if any, named ``base``; and the
     skipped points (``point``, ``reason``, ``fix``): those the rules refuse because of another option.
     Refuses an empty grid, a key given twice, an unknown option, a value the option never allows, and a
     grid with no playable point."""
@@ -91,14 +92,16 @@ def grid_variants(grids: list[str], rules_class) -> tuple[list[str], list[tuple[
                 fields[key].metadata["allowed"].parse(key, v)
             except ValueError as err:
                 raise ValueError(f"--grid {key}={v}: {err}") from None
-    default = rules_class()
+    default = rules_class() if base is None else base
+    base_items = default.to_strings()
     out, skipped = [], []
     for combo in itertools.product(*values):
         items = [f"{k}={v}" for k, v in zip(keys, combo)]
         try:
-            rules = rules_class.from_strings(items)
+            rules = rules_class.from_strings([*base_items, *items])
         except ValueError as err:  # a constraint between options: skip the point, say how to play it
-            skipped.append({"point": " ".join(items), "reason": str(err), "fix": fix_for(items, keys, rules_class)})
+            skipped.append({"point": " ".join(items), "reason": str(err),
+                            "fix": fix_for(items, keys, rules_class, base_items)})
             continue
         out.append((compare.BASE if rules == default else " ".join(items), rules, combo))
     if not out:
@@ -111,11 +114,12 @@ def main(args: argparse.Namespace) -> int:
     """``aerodeck sweep``."""
     spec = envs.spec(args.game)
     rules_class = spec.rules_class()
-    keys, grid, skipped = grid_variants(args.grids, rules_class)
+    base = compare.base_rules(args, spec)
+    keys, grid, skipped = grid_variants(args.grids, rules_class, base)
     for note in skipped:
         print(f"skipped grid point {note['point']}: {note['reason']}; {note['fix']}")
     variants = compare.assemble_variants([(name, rules) for name, rules, _ in grid], rules_class,
-                                         compare.fixed_options(args, spec))
+                                         compare.fixed_options(args, spec), base=base)
     question, backend, out = compare.common_setup(args, variants, "sweep")
     sweep = {"keys": keys, "cells": {name: list(combo) for name, _, combo in grid},
              "metrics": list(question.metrics), "skipped": skipped}

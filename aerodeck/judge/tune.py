@@ -328,7 +328,7 @@ def main(args: argparse.Namespace) -> int:
     agents = args.agents or list(catalogue(args.game).default_agents)
     if any(g.metric == "skill_gap" for g in [target, *keeps]) and len(agents) < 2:
         raise ValueError("skill_gap needs two agents: --agent STRONG --agent WEAK")
-    base = rules_class().replace(**compare.fixed_options(args, spec))
+    base = compare.base_rules(args, spec).replace(**compare.fixed_options(args, spec))
     question, backend, out = compare.common_setup(args, {compare.BASE: base}, "tune", search=True)
     rules, history = search(question, params, target, keeps, args.trials, args.trial_games, backend, args.chunk,
                             not args.no_progress)
