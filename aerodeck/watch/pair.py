@@ -56,10 +56,8 @@ def first_difference(a, b) -> int:
     return 0 if len(a.logs) == len(b.logs) else min(len(a.logs), len(b.logs)) + 1
 
 
-def open_side(path: Path, index: int, label: str | None = None) -> Side:
-    """Game ``index`` of the replay file ``path``, filmed (``aerodeck.watch.replay.film``)."""
-    from aerodeck.watch.replay import film
-
+def open_side(path: Path, index: int, film, label: str | None = None) -> Side:
+    """Game ``index`` of the replay file ``path``, filmed by ``film`` (``aerodeck.watch.replay.film``)."""
     replay = read(path)
     if not 0 <= index < len(replay.records):
         raise ValueError(f"--game {index}: {path} holds games 0..{len(replay.records) - 1}")
@@ -68,8 +66,9 @@ def open_side(path: Path, index: int, label: str | None = None) -> Side:
     return Side(replay, index, label or replay.rules.label(), core, text, film(replay, index, core, text))
 
 
-def open_changed(folder: Path, rank: int) -> tuple[Side, Side, dict]:
-    """Row ``rank`` of ``folder/changed.csv`` as its two games (the base's, the variant's) and the row."""
+def open_changed(folder: Path, rank: int, film) -> tuple[Side, Side, dict]:
+    """Row ``rank`` of ``folder/changed.csv`` as its two games (the base's, the variant's, filmed by ``film``)
+    and the row."""
     from aerodeck.judge.changed import read_csv
 
     rows = read_csv(Path(folder) / "changed.csv")
@@ -78,8 +77,8 @@ def open_changed(folder: Path, rank: int) -> tuple[Side, Side, dict]:
         raise ValueError(f"--changed {rank}: {folder}/changed.csv lists " + (f"rows 1..{len(rows)}" if rows else
                                                                             "no changed game"))
     index = int(row["index"])
-    base = open_side(Path(folder) / row["base_file"], index, f"base ({row['table']})")
-    variant = open_side(Path(folder) / row["variant_file"], index, f"{row['variant']} ({row['table']})")
+    base = open_side(Path(folder) / row["base_file"], index, film, f"base ({row['table']})")
+    variant = open_side(Path(folder) / row["variant_file"], index, film, f"{row['variant']} ({row['table']})")
     return base, variant, row
 
 
@@ -98,8 +97,9 @@ def _decision(side: Side, i: int) -> str:
     f = side.film
     if i > len(f.record.actions):
         return "(game over)" if i == len(f.record.actions) + 1 else ""
-    who = "" if side.replay.spec.solo else f"player_{f.actors[i - 1]}: "
-    return who + "; ".join(f.logs[i - 1])
+    said = "; ".join(f.logs[i - 1])
+    who = f"player_{f.actors[i - 1]}"
+    return said if side.replay.spec.solo or said.startswith(who) else f"{who}: {said}"
 
 
 def decisions_table(a: Side, b: Side, start: int, split: int, rows: int = MAX_ROWS, differ: int = 0) -> Table:
@@ -146,11 +146,10 @@ def screens(a: Side, b: Side, i: int) -> Table:
     return grid
 
 
-def watch_pair(a: Side, b: Side, start: int, console: Console, read_line) -> int:
+def watch_pair(a: Side, b: Side, start: int, console: Console, read_line, step_prompt, step_help: str) -> int:
     """Show the two games' decisions from ``start`` in two columns, then step both tables together from
-    the table before decision ``start``. Returns the exit status."""
-    from aerodeck.watch.replay import STEP_HELP, step_prompt
-
+    the table before decision ``start`` (``step_prompt(i, last)``, ``step_help``: the prompt and the keys
+    of ``aerodeck replay``). Returns the exit status."""
     split = split_decision(a.film.record.actions, b.film.record.actions)
     differ = first_difference(a.film, b.film)
     console.print(Text(heading(a, b, split, differ), style="bold"))
@@ -178,21 +177,22 @@ def watch_pair(a: Side, b: Side, start: int, console: Console, read_line) -> int
             else:
                 console.print(f"there are decisions 0..{last}")
         else:
-            console.print(STEP_HELP)
+            console.print(step_help)
 
 
-def main(args, console: Console, read_line) -> int:
+def main(args, console: Console, read_line, film, step_prompt, step_help: str) -> int:
     """``aerodeck replay OUT --changed N`` or ``aerodeck replay FILE_A FILE_B [--game I]``: two games side
-    by side from their split (or ``--from-decision D``)."""
+    by side from their split (or ``--from-decision D``); ``film``, ``step_prompt``, ``step_help``: how
+    ``aerodeck.watch.replay`` plays a game out and steps through it."""
     if args.changed is not None:
         if not Path(args.file).is_dir():
             raise ValueError(f"--changed {args.changed}: give the output folder of aerodeck compare --save-games "
                              f"changed (the one holding changed.csv), not {str(args.file)!r}")
         if args.other is not None:
             raise ValueError("--changed N opens a pair from the folder's changed.csv: give the folder alone")
-        a, b, row = open_changed(args.file, args.changed)
+        a, b, row = open_changed(args.file, args.changed, film)
     else:
-        a, b = open_side(args.file, args.game), open_side(args.other, args.game)
+        a, b = open_side(args.file, args.game, film), open_side(args.other, args.game, film)
         if a.label == b.label:
             a.label, b.label = f"{a.label} (1)", f"{b.label} (2)"
     check_pair(a, b)
@@ -204,7 +204,7 @@ def main(args, console: Console, read_line) -> int:
         console.width = max(console.width, 170)  # two tables side by side
     if start < 1:
         raise ValueError(f"--from-decision must be at least 1, got {start}")
-    return watch_pair(a, b, start, console, read_line)
+    return watch_pair(a, b, start, console, read_line, step_prompt, step_help)
 
 
 def list_changed(folder: Path, console: Console) -> int:

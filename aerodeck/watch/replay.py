@@ -208,7 +208,7 @@ def main(args: argparse.Namespace) -> int:
 
     if args.changed is not None or args.other is not None:
         console = make_console()
-        return pair.main(args, console, line_reader(console))
+        return pair.main(args, console, line_reader(console), film, step_prompt, STEP_HELP)
     if args.file.is_dir() and (args.file / "changed.csv").is_file():
         return pair.list_changed(args.file, make_console())
     replay = read(args.file)
