@@ -12,6 +12,9 @@ File format (JSON lines, UTF-8), version 1::
     each other  {"game": 0, "seed": 123, "agents": ["heuristic"], "actions": [17, 250, ...],
                  "result": {"score": [3]}}
 
+Games played under a house rule (``aerodeck.envs.common.house``) add ``"house": "/abs/path/FILE.py:Class"``
+to line 1, and are played back on that house rule's engine.
+
 ``agents`` names the agent of each seat; ``result.score`` is each seat's final score (the game's
 ``GameSpec.summary`` score, else the sum of the seat's rewards) and, for a multi-player game,
 ``result.winners`` the seats with the best standing. Reading a file replays every game on the core
@@ -29,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from aerodeck import envs
+from aerodeck.envs.common.house import HouseRule, house_of, with_house
 from aerodeck.envs.common.checks import MAX_SEED
 from aerodeck.arena.output import write_file
 
@@ -139,8 +143,12 @@ def header(game: str, rules, source: str = "") -> dict:
     """The first line of a replay file."""
     spec = envs.spec(game)
     n = spec.players(rules)
-    return {"format": FORMAT, "version": VERSION, "game": game, "rules": rules.to_dict(), "players": n,
-            "source": source}
+    out = {"format": FORMAT, "version": VERSION, "game": game, "rules": rules.to_dict(), "players": n,
+           "source": source}
+    house = house_of(rules)
+    if house is not None:  # the house rule the games were played under (aerodeck.envs.common.house)
+        out["house"] = f"{house.path}:{house.cls}"
+    return out
 
 
 def replay_text(game: str, rules, records: list[GameRecord], source: str = "") -> str:
@@ -199,6 +207,8 @@ def read(path: str | Path, check: bool = True) -> Replay:
         raise fail(1, "\"rules\" must be an object of rule options")
     try:
         rules = spec.rules_class().from_options(head["rules"])
+        if head.get("house"):
+            rules = with_house(rules, HouseRule.parse(str(head["house"])))
     except (ValueError, TypeError) as err:
         raise fail(1, f"rules: {err}") from None
     n = spec.players(rules)

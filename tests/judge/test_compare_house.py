@@ -96,3 +96,19 @@ def test_a_house_rule_that_is_not_a_reference_engine_subclass_is_refused_before_
     err = capsys.readouterr().err
     assert status == 2 and "Loose must be a subclass of aerodeck.envs.flight_tycoon.reference.ReferenceGame" in err
     assert not (tmp_path / "out").exists()
+
+
+def test_games_saved_under_a_house_rule_play_back_on_its_engine_and_its_log_names_it(tmp_path, capsys):
+    from aerodeck.arena import replays
+    from aerodeck.watch.replay import film
+
+    out = tmp_path / "out"
+    assert cli.main(["compare", "airport-scramble", "--house", f"inflight:{IN_FLIGHT}", "--agent", "heuristic",
+                     "--games", "12", "--seed", "4", "--save-games", "12", "--metric", "score", "--no-progress",
+                     "--out", str(out)]) == 0  # seed 4: one delivery in flight among the 12 games
+    replay = replays.read(out / "replays" / "inflight--heuristic.jsonl")  # played back and checked on the house engine
+    assert replay.rules.label() == "house=delivery_in_flight.py:DeliveryInFlight"
+    spec = envs.spec("airport-scramble")
+    core = spec.make_core(replay.rules)
+    lines = [ln for i in range(len(replay.records)) for step in film(replay, i, core, spec.text_module()).logs for ln in step]
+    assert "delivered in flight (house rule DeliveryInFlight)" in lines
