@@ -192,6 +192,19 @@ def read_variants(path: Path, rules_class, base=None) -> dict[str, object]:
 HOUSE_KEY = "house"
 
 
+def check_houses(spec, variants: dict[str, object]) -> None:
+    """Load each variant's house rule before any game (``ValueError`` in one line naming the variant and
+    what is wrong: a file that fails to import, a class that is not the game's reference engine's)."""
+    from aerodeck.envs.common.house import house_of
+
+    for name, rules in variants.items():
+        if house_of(rules) is not None:
+            try:
+                spec.make_reference_core(rules)
+            except ValueError as err:
+                raise ValueError(f"variant {name}: {err}") from None
+
+
 def apply_houses(items: list[tuple[str, object]], houses: list[str], rules_class, base=None) -> list[tuple[str, object]]:
     """``items`` (name, rules) with each ``--house NAME:FILE.py:Class`` applied: the house rule joins
     the variant ``NAME`` (its rule options kept), or makes a new variant of the base rules (``base``;
@@ -651,6 +664,7 @@ def main(args: argparse.Namespace) -> int:
         items += list(read_variants(args.variants, rules_class, base).items())
     items = apply_houses(items, args.house_items, rules_class, base)
     variants = assemble_variants(items, rules_class, fixed_options(args, spec), args.allow_identical, base)
+    check_houses(spec, variants)
     question, backend, out = common_setup(args, variants, "compare")
     run_question(question, backend, out, args)
     return 0
