@@ -26,6 +26,8 @@ def add_parser(sub) -> None:
     p = sub.add_parser("sweep", help="a grid of rule variants judged by agent play (compare's report, plots "
                        "over the grid)", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     compare.add_common_arguments(p, "out/sweep-<game>")
+    p.add_argument("--house", metavar="FILE.py:Class", help="play every grid point (the base included) under this "
+                   "house rule (docs/designers.md, 'Write a house rule'): on the reference engine, exact and slower")
     p.add_argument("--grid", dest="grids", action="append", default=[], metavar="KEY=V1,V2,...",
                    help="a rule option and its values (repeat: the product of the grids is swept); list values "
                         "are separated by ';', e.g. \"vp_table=1,5,8,10,6;3,5,6,6,5\"")
@@ -120,6 +122,10 @@ def main(args: argparse.Namespace) -> int:
         print(f"skipped grid point {note['point']}: {note['reason']}; {note['fix']}")
     variants = compare.assemble_variants([(name, rules) for name, rules, _ in grid], rules_class,
                                          compare.fixed_options(args, spec), base=base)
+    if args.house:  # every grid point, the base included, under the house rule
+        house = compare.HouseRule.parse(args.house)
+        variants = {name: compare.with_house(rules, house) for name, rules in variants.items()}
+        compare.check_houses(spec, variants)
     question, backend, out = compare.common_setup(args, variants, "sweep")
     sweep = {"keys": keys, "cells": {name: list(combo) for name, _, combo in grid},
              "metrics": list(question.metrics), "skipped": skipped}

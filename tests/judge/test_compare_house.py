@@ -112,3 +112,12 @@ def test_games_saved_under_a_house_rule_play_back_on_its_engine_and_its_log_name
     core = spec.make_core(replay.rules)
     lines = [ln for i in range(len(replay.records)) for step in film(replay, i, core, spec.text_module()).logs for ln in step]
     assert "delivered in flight (house rule DeliveryInFlight)" in lines
+
+
+def test_sweep_plays_every_grid_point_under_the_house_rule(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert cli.main(["sweep", "airport-scramble", "--house", IN_FLIGHT, "--grid", "ticket_turn_bonus=0,1",
+                     "--agent", "random", "--games", "10", "--metric", "score", "--no-progress", "--out", str(out)]) == 0
+    labels = {v["label"] for v in json.loads((out / "results.json").read_text())["variants"].values()}
+    assert labels == {"house=delivery_in_flight.py:DeliveryInFlight",
+                      "ticket_turn_bonus=1 house=delivery_in_flight.py:DeliveryInFlight"}
