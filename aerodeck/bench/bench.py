@@ -53,7 +53,10 @@ def add_parser(sub) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("game", choices=envs.games())
+    p.add_argument("game", nargs="?", choices=envs.games(), help="the game (with --task: optional, the task's game)")
+    p.add_argument("--task", metavar="NAME",
+                   help="evaluate each --agent by the benchmark's protocol on task NAME (its rules, opponents and "
+                        "held-out deals; see `aerodeck tasks`): raw and normalized scores (random = 0, heuristic = 1)")
     p.add_argument("--agent", dest="agents", action="append", metavar="SPEC",
                    help="agent NAME or NAME:key=value,... (repeat for several; default: random). Agents: "
                         + "; ".join(f"{g}: {describe_kinds(g)}" for g in envs.games()))
@@ -119,6 +122,12 @@ def split_games(spec: str) -> tuple[str, int | None]:
 
 def main(args: argparse.Namespace) -> int:
     """Run the benchmark described by the parsed command line; returns the exit status."""
+    if getattr(args, "task", None):  # the benchmark's protocol on a named task (aerodeck.bench.task_bench)
+        from aerodeck.bench import task_bench
+
+        return task_bench.main(args)
+    if args.game is None:
+        raise ValueError(f"give the game ({', '.join(envs.games())}) or --task NAME (see `aerodeck tasks`)")
     spec = envs.spec(args.game)
     if args.batch_size < 1:
         raise ValueError(f"--batch-size must be at least 1, got {args.batch_size}")

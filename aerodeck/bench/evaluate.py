@@ -8,10 +8,13 @@ and, on a population task, member ``g mod m`` of the population plays the other 
 own (:func:`opponent_seed`), so they play the same way against every agent evaluated. The raw score
 is the learner's win share (1/k for a k-way shared win by the FT-12 standings, else 0).
 
-The normalized score's interval maps the raw score's Student-t interval through the task's references,
-constants measured once on the same deals. On a rules-generalization task each game's score is
-normalized by its variant's own references and averaged over the held-out variants (the variants play
-the same deals), and the interval is the t interval of those per-deal averages.
+The normalized score's interval maps the raw score's Student-t interval through the task's references
+(measured once on the same deals, each the mean over several agent seeds) and widens it by the
+references' own standard errors (delta method: ``z = (x − r) / (h − r)``, half-width
+``sqrt(hx² + (1.96 se_r (1 − z))² + (1.96 se_h z)²) / (h − r)``). On a rules-generalization task each
+game's score is normalized by its variant's own references and averaged over the held-out variants (the
+variants play the same deals): the interval is the t interval of those per-deal averages, widened by the
+variants' reference errors averaged the same way.
 """
 
 from __future__ import annotations
@@ -97,9 +100,20 @@ def play(task: Task, rules, learner, seeds: np.ndarray, *, batch_size: int = 409
 
 
 def normalized_interval(task: Task, raw: Interval, variant: int | None = None) -> Interval:
-    """``raw`` mapped through the task's references (random → 0, heuristic → 1)."""
-    a, b = sorted((task.normalize(raw.low, variant), task.normalize(raw.high, variant)))
-    return Interval(task.normalize(raw.value, variant), a, b, raw.n)
+    """``raw`` mapped through the task's references (random → 0, heuristic → 1); the interval also carries
+    the references' own standard errors (their play's noise on the deals), by the delta method."""
+    z = task.normalize(raw.value, variant)
+    half = _half(task, (raw.high - raw.low) / 2, z, variant)
+    return Interval(z, z - half, z + half, raw.n)
+
+
+def _half(task: Task, raw_half: float, z, variant: int | None) -> float:
+    """The normalized half-width: the raw one and the references' (``z``: the normalized score)."""
+    ref = task.reference if variant is None else task.reference["variants"][variant]
+    span = abs(ref["heuristic"] - ref["random"])
+    t = 1.959963984540054
+    se_r, se_h = ref.get("random_se") or 0.0, ref.get("heuristic_se") or 0.0
+    return float(np.sqrt(raw_half**2 + (t * se_r * (1 - z)) ** 2 + (t * se_h * z) ** 2) / span)
 
 
 def evaluate(task: Task, agent, games: int | None = None, seed: int = 0, *, batch_size: int = 4096,
@@ -130,4 +144,9 @@ def evaluate(task: Task, agent, games: int | None = None, seed: int = 0, *, batc
     if not task.has_reference:
         return Evaluation(task.name, label, seed, scores, raw, None, tuple(figures))
     per_deal = np.mean([task.normalize(s, v) for v, s in enumerate(rows)], axis=0)
-    return Evaluation(task.name, label, seed, scores, raw, mean_interval(per_deal), tuple(figures))
+    mean = mean_interval(per_deal)  # the deals' spread; then each variant's references', averaged over variants
+    z = [task.normalize(float(s.mean()), v) for v, s in enumerate(rows)]
+    refs = np.sqrt(sum(_half(task, 0.0, z[v], v) ** 2 for v in range(len(rows)))) / len(rows)
+    half = float(np.hypot((mean.high - mean.low) / 2, refs))
+    return Evaluation(task.name, label, seed, scores, raw, Interval(mean.value, mean.value - half, mean.value + half,
+                                                                    mean.n), tuple(figures))

@@ -7,9 +7,13 @@ game's ``general.toml``: the options one policy can read, over the task's base r
 rules in draw order, the first :data:`TRAIN_VARIANTS` for training and the next :data:`TEST_VARIANTS`
 held out. The command that wrote the file rewrites it identically.
 
-The references: random and heuristic play every task's full evaluation (``eval_games`` deals, seed 0),
-the search its first :data:`SEARCH_GAMES` deals (its cost per game is hundreds of times the
-heuristic's); a rules-generalization task gets random and heuristic per held-out variant.
+The references: random and heuristic play every task's full evaluation (``eval_games`` deals) under
+:data:`REFERENCE_SEEDS` agent seeds (0, 1, …); a reference is the mean of those runs' means — the agent's
+expected score on these deals, its play's noise averaged — with its standard error (the spread of the
+seeds' means), which the normalized score's interval carries (``aerodeck.bench.evaluate``). The search
+plays the first :data:`SEARCH_GAMES` deals once, with seed 0 (its cost per game is hundreds of times the
+heuristic's), and the heuristic the same deals beside it (their paired difference). A
+rules-generalization task gets random and heuristic per held-out variant.
 """
 
 from __future__ import annotations
@@ -24,7 +28,9 @@ from aerodeck.bench import tasks as T
 #: Variants of each split: trained on, held out.
 TRAIN_VARIANTS, TEST_VARIANTS = 16, 8
 #: Evaluation deals the search reference plays per game (the first of the task's).
-SEARCH_GAMES = {"airport-scramble": 100, "flight-tycoon": 240}
+SEARCH_GAMES = {"airport-scramble": 200, "flight-tycoon": 240}
+#: Agent seeds the random and heuristic references average over (their play's noise on the fixed deals).
+REFERENCE_SEEDS = 5
 #: The base rules of each game's split.
 SPLIT_BASE = {"as-general-v0": {}, "ft4-general-v0": {"n_players": 4}}
 
@@ -68,8 +74,14 @@ def write_splits(path=None) -> dict:
     return data
 
 
-def _figures(ev) -> dict:
-    return {"mean": ev.raw.value, "low": ev.raw.low, "high": ev.raw.high, "games": ev.raw.n}
+def _reference(name: str, means, seconds: float) -> dict:
+    """A reference from an agent's mean score under each agent seed on the same deals: their mean, its
+    standard error (the play's own noise; 0 for an agent that plays alike under every seed) and each seed's."""
+    import numpy as np
+
+    means = np.asarray(means, np.float64)
+    return {name: float(means.mean()), f"{name}_se": float(means.std(ddof=1) / np.sqrt(means.size)),
+            f"{name}_by_seed": means.tolist(), f"{name}_seconds": seconds}
 
 
 def measure_task(task, search: bool = True, say=print) -> dict:
@@ -77,7 +89,7 @@ def measure_task(task, search: bool = True, say=print) -> dict:
     from aerodeck.bench.evaluate import play
     from aerodeck.agents.registry import make_agent
 
-    out: dict = {"eval_games": task.eval_games}
+    out: dict = {"eval_games": task.eval_games, "seeds": REFERENCE_SEEDS}
     if task.general:
         seeds = task.eval_seeds()
         rows = []
@@ -85,25 +97,25 @@ def measure_task(task, search: bool = True, say=print) -> dict:
             row = {"rules": rules.changes()}
             for name in ("random", "heuristic"):
                 began = time.perf_counter()
-                scores = play(task, rules, make_agent(task.game, name, rules, seed=0), seeds)
-                row[name] = float(scores.mean())
-                row[f"{name}_interval"] = [T.mean_interval(scores).low, T.mean_interval(scores).high]
-                row[f"{name}_seconds"] = time.perf_counter() - began
+                means = [play(task, rules, make_agent(task.game, name, rules, seed=s), seeds).mean()
+                         for s in range(REFERENCE_SEEDS)]
+                row.update(_reference(name, means, time.perf_counter() - began))
             rows.append(row)
-            say(f"{task.name} {rules.label()}: random {row['random']:.3f}, heuristic {row['heuristic']:.3f}")
+            say(f"{task.name} {rules.label()}: random {row['random']:.4f} ± {row['random_se']:.4f}, "
+                f"heuristic {row['heuristic']:.4f} ± {row['heuristic_se']:.4f} (standard errors over "
+                f"{REFERENCE_SEEDS} agent seeds, {task.eval_games} deals)")
         out["variants"] = rows
-        out["random"] = sum(r["random"] for r in rows) / len(rows)
-        out["heuristic"] = sum(r["heuristic"] for r in rows) / len(rows)
+        for name in ("random", "heuristic"):
+            out[name] = sum(r[name] for r in rows) / len(rows)
         out["search"] = None
         out["search_note"] = "not measured: the search costs hundreds of heuristic games per game, on every variant"
         return out
     for name in ("random", "heuristic"):
         began = time.perf_counter()
-        ev = task.evaluate(name, seed=0)
-        out[name] = ev.raw.value
-        out[f"{name}_interval"] = [ev.raw.low, ev.raw.high]
-        out[f"{name}_seconds"] = time.perf_counter() - began
-        say(f"{task.name}: {name} {ev.raw} over {ev.games} games in {out[f'{name}_seconds']:.1f} s")
+        means = [task.evaluate(name, seed=s).raw.value for s in range(REFERENCE_SEEDS)]
+        out.update(_reference(name, means, time.perf_counter() - began))
+        say(f"{task.name}: {name} {out[name]:.4f} ± {out[name + '_se']:.4f} (standard error over {REFERENCE_SEEDS} "
+            f"agent seeds, {task.eval_games} deals each) in {out[name + '_seconds']:.1f} s")
     if search:
         games = SEARCH_GAMES[task.game]
         began = time.perf_counter()
@@ -112,7 +124,11 @@ def measure_task(task, search: bool = True, say=print) -> dict:
         out["search_interval"] = [ev.raw.low, ev.raw.high]
         out["search_games"] = games
         out["search_seconds"] = time.perf_counter() - began
-        say(f"{task.name}: search {ev.raw} over {games} games in {out['search_seconds']:.1f} s")
+        # the heuristic on the same deals: the search's paired difference from it
+        gap = T.mean_interval(ev.scores - task.evaluate("heuristic", games=games, seed=0).scores)
+        out["search_minus_heuristic"] = {"mean": gap.value, "low": gap.low, "high": gap.high, "games": gap.n}
+        say(f"{task.name}: search {ev.raw} over {games} games in {out['search_seconds']:.1f} s; "
+            f"minus the heuristic on the same deals {gap}")
     else:
         out["search"] = None
     return out

@@ -12,7 +12,6 @@ resampled within each task: ``rliable.library.get_interval_estimates``), and the
 from __future__ import annotations
 
 import dataclasses
-import warnings
 
 import numpy as np
 
@@ -72,25 +71,26 @@ def aggregate(scores, taus=None, reps: int = REPS, seed: int = 0) -> Aggregate:
     same scores and seed give the same intervals)."""
     scores = _check(scores)
     taus = TAUS if taus is None else np.asarray(taus, np.float64)
-    with warnings.catch_warnings():  # arch's notice that rliable's random_state keyword will change
-        warnings.simplefilter("ignore", FutureWarning)
-        return _aggregate(scores, taus, reps, seed)
+    # rliable's stratified bootstrap draws its resamples from numpy's global generator (whatever random_state
+    # it is given): seeded here for the call, and put back as it was after
+    state = np.random.get_state()
+    try:
+        np.random.seed(seed % 2**32)
+        return _aggregate(scores, taus, reps)
+    finally:
+        np.random.set_state(state)
 
 
-def _aggregate(scores, taus, reps, seed) -> Aggregate:
+def _aggregate(scores, taus, reps) -> Aggregate:
     from rliable import library as rly
     from rliable import metrics
 
     def both(x):
         return np.array([metrics.aggregate_iqm(x), metrics.aggregate_mean(x)])
 
-    points, intervals = rly.get_interval_estimates({"m": scores}, both, reps=reps,
-                                                   random_state=np.random.RandomState(seed))
+    points, intervals = rly.get_interval_estimates({"m": scores}, both, reps=reps)
     (p_iqm, p_mean), ((lo_iqm, lo_mean), (hi_iqm, hi_mean)) = points["m"], intervals["m"]
-    # the performance profile as rliable's create_performance_profile makes it (the score distribution over
-    # every seed x task score), with the bootstrap's random state given
-    profile, bands = rly.get_interval_estimates({"m": scores}, lambda x: rly.score_distributions(x, taus),
-                                                reps=max(200, reps // 5), random_state=np.random.RandomState(seed + 1))
+    profile, bands = rly.create_performance_profile({"m": scores}, taus, reps=max(200, reps // 5))
     return Aggregate((float(p_iqm), float(lo_iqm), float(hi_iqm)), (float(p_mean), float(lo_mean), float(hi_mean)),
                      taus, np.asarray(profile["m"], np.float64), np.asarray(bands["m"][0], np.float64),
                      np.asarray(bands["m"][1], np.float64), scores.shape[0], scores.shape[1])

@@ -207,7 +207,7 @@ class Task:
         """The rules in words: the options that differ from the defaults, or the split."""
         if self.general:
             return (f"{len(self.train_variants)} train / {len(self.test_variants)} held-out variants of "
-                    f"{self.space.describe()}")
+                    f"{len(self.space.varied)} options ({', '.join(v.name for v in self.space.varied)})")
         return self.rules.label()
 
     def to_dict(self) -> dict:
@@ -215,16 +215,24 @@ class Task:
         out = {"name": self.name, "game": self.game, "rules": self.rules.to_dict(), "rules_label": self.describe_rules(),
                "opponents": list(self.opponents), "population": self.population, "reward": self.reward,
                "observation": self.observation, "budget_steps": self.budget_steps, "eval_games": self.eval_games,
-               "reference": {k: self.reference.get(k) for k in ("random", "heuristic", "search")},
+               "reference": _shown(self.reference), "search_normalized": self.search_normalized(),
                "description": self.description}
-        if self.reference.get("search_games"):
-            out["reference"]["search_games"] = self.reference["search_games"]
         if self.general:
             out["space"] = self.space.to_dict()
             out["train_variants"] = [r.changes() for r in self.train_variants]
             out["test_variants"] = [r.changes() for r in self.test_variants]
-            out["reference"]["variants"] = self.reference.get("variants")
         return out
+
+    def search_normalized(self) -> dict | None:
+        """The search's normalized score as a reference point: 1 plus its paired difference from the heuristic
+        on the deals it played, in units of ``heuristic − random`` (``{"value", "low", "high", "games"}``), or
+        ``None`` where the search was not measured."""
+        gap = self.reference.get("search_minus_heuristic")
+        if not gap or not self.has_reference:
+            return None
+        span = self.reference["heuristic"] - self.reference["random"]
+        return {"value": 1 + gap["mean"] / span, "low": 1 + gap["low"] / span, "high": 1 + gap["high"] / span,
+                "games": gap["games"]}
 
     # --- deals ---------------------------------------------------------------------------------------
 
@@ -409,6 +417,14 @@ GENERAL = {
                        "Flight Tycoon, 4 players against 3 heuristic players, over rule variants: train on the "
                        "train variants, evaluated on held-out ones."),
 }
+
+
+def _shown(reference: Mapping) -> dict:
+    """A task's references as ``aerodeck tasks --json`` shows them (the timings and per-seed figures left out)."""
+    out = {k: v for k, v in reference.items() if not k.endswith(("_seconds", "_by_seed"))}
+    if out.get("variants"):
+        out["variants"] = [_shown(v) for v in out["variants"]]
+    return out
 
 
 def _read(path: Path) -> dict:

@@ -19,7 +19,7 @@ from aerodeck.arena.stopping import Terminated
 from aerodeck.arena.stopping import terminate as _terminate
 
 # Sub-command modules, in the order ``aerodeck --help`` lists them.
-COMMANDS = ["aerodeck.cli.run", "aerodeck.train.cli", "aerodeck.bench.bench", "aerodeck.watch.play", "aerodeck.watch.replay", "aerodeck.judge.compare", "aerodeck.judge.sweep", "aerodeck.judge.tune", "aerodeck.serve.cli"]
+COMMANDS = ["aerodeck.cli.run", "aerodeck.train.cli", "aerodeck.bench.bench", "aerodeck.bench.tasks_cli", "aerodeck.watch.play", "aerodeck.watch.replay", "aerodeck.judge.compare", "aerodeck.judge.sweep", "aerodeck.judge.tune", "aerodeck.serve.cli"]
 
 
 class Parser(argparse.ArgumentParser):
