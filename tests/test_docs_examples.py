@@ -37,7 +37,7 @@ def commands(page: str) -> list[list[str]]:
         for part in re.split(r"&&|\|", line):
             words = shlex.split(part)
             installs |= len(words) > 3 and Path(words[0]).name == "pip" and words[1:3] == ["install", "-e"] \
-                and words[3] != ".[dev]"
+                and words[3].partition("[")[0] != "."  # another package, not this checkout's extras
             if words and Path(words[0]).name == "aerodeck" and not installs:
                 found.append(words[1:])
     return found
