@@ -9,7 +9,9 @@ replies one at a time. Per move it times, on the client's clock:
 - ``reply``: the move sent → the first agent reply received (the move's page, then the next decision's
   page with the agent's move drawn on it) — the figure a person waits for; in a solo game the agent's
   decision on the same deal beside the person's;
-- ``turn``: the move sent → the person's turn again (every agent reply in between).
+- ``turn``: the move sent → the person's turn again (every agent reply in between);
+- ``agent``: how long the agent itself took to choose that first reply (its ``act``, timed by the
+  server): ``reply`` less ``agent`` is what the app adds (two HTTP round trips, the board drawn twice).
 
 Each page is the whole board as HTML plus the legal moves with their board parts, so the times include
 drawing the board on the server and the JSON on the wire.
@@ -39,21 +41,24 @@ def post(url: str, data: dict | None = None) -> dict:
         return json.loads(response.read())
 
 
-def play(base: str, game: str, players, agent: str, seed: int, limit: int = 10**6) -> tuple[list[float], list[float]]:
-    """One whole game (at most ``limit`` of the person's moves); the ``reply`` and ``turn`` times
-    (seconds) of each of the person's moves."""
+def play(base: str, game: str, players, agent: str, seed: int, limit: int = 10**6) -> tuple[list, list, list]:
+    """One whole game (at most ``limit`` of the person's moves); the ``reply``, ``turn`` and ``agent``
+    times (seconds) of each of the person's moves."""
     view = post(f"{base}/api/games", {"game": game, "players": players, "opponents": agent, "seed": seed})
     gid = view["id"]
     while view["pending"] == "agent":
         view = post(f"{base}/api/games/{gid}/advance")
-    replies, turns = [], []
+    replies, turns, thoughts = [], [], []
     while not view["done"] and len(turns) < limit:
         start = time.perf_counter()
         view = post(f"{base}/api/games/{gid}/move", {"action": view["moves"][0]["action"]})
         first = None
         while view["pending"]:
             view = post(f"{base}/api/games/{gid}/advance")
-            first = first or time.perf_counter()
+            if first is None:
+                first = time.perf_counter()
+                thought = view["rival"]["thought_ms"] if "rival" in view else view["thought_ms"]  # solo: the rival
+                thoughts.append((thought or 0.0) / 1000)
             if view["done"]:
                 break
         end = time.perf_counter()
@@ -61,7 +66,7 @@ def play(base: str, game: str, players, agent: str, seed: int, limit: int = 10**
         turns.append(end - start)
     while view["pending"] and view["done"]:  # the solo rival's last decisions, untimed
         view = post(f"{base}/api/games/{gid}/advance")
-    return replies, turns
+    return replies, turns, thoughts
 
 
 def main() -> None:
@@ -81,20 +86,23 @@ def main() -> None:
             if not match:
                 raise SystemExit(f"the server did not start: {line!r}")
             base = match.group(1).rstrip("/")
-            print(f"{'game':<18} {'agent':<10} {'moves':>5}  {'reply p50':>9} {'reply p95':>9}  {'turn p50':>8} {'turn p95':>8}")
+            print(f"{'game':<18} {'agent':<10} {'moves':>5}  {'reply p50':>9} {'reply p95':>9}  {'turn p50':>8} "
+                  f"{'turn p95':>8}  {'agent p50':>9} {'agent p95':>9}")
             for spec in envs.specs():
                 players = None if spec.solo else args.players
                 for agent in args.agents:
                     play(base, spec.id, players, agent, 10**9, limit=3)  # warm up: the agent's first moves compile
-                    replies, turns = [], []
+                    replies, turns, thoughts = [], [], []
                     for g in range(args.games):
-                        r, t = play(base, spec.id, players, agent, args.seed + g)
+                        r, t, a = play(base, spec.id, players, agent, args.seed + g)
                         replies += r
                         turns += t
+                        thoughts += a
                     ms = lambda xs, q: 1000 * float(np.percentile(xs, q))  # noqa: E731
                     label = spec.id + ("" if spec.solo else f" {players}p")
                     print(f"{label:<18} {agent:<10} {len(replies):>5}  {ms(replies, 50):>7.1f}ms {ms(replies, 95):>7.1f}ms  "
-                          f"{ms(turns, 50):>6.1f}ms {ms(turns, 95):>6.1f}ms", flush=True)
+                          f"{ms(turns, 50):>6.1f}ms {ms(turns, 95):>6.1f}ms  {ms(thoughts, 50):>7.1f}ms "
+                          f"{ms(thoughts, 95):>7.1f}ms", flush=True)
         finally:
             server.terminate()
             server.wait(30)

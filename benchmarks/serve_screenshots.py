@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import uvicorn
+from PIL import Image
 from playwright.sync_api import sync_playwright
 
 from aerodeck import envs
@@ -92,6 +93,9 @@ def main() -> None:
                 def shot(name: str, full: bool = False) -> None:
                     path = args.out / f"serve-{name}.png"
                     page.screenshot(path=str(path), full_page=full)
+                    with Image.open(path) as image:  # a palette of 256 colours: a third of the bytes
+                        small = image.convert("RGB").quantize(colors=256)
+                    small.save(path, optimize=True)
                     shots.append(path)
 
                 page.goto(url + "/#/")

@@ -78,6 +78,8 @@ class Line:
         self.actions: list[int] = []
         self.candidates: list[list | None] = []
         self.log: list[str] = []
+        #: Seconds the last agent decision took to choose (its ``act``), None before any.
+        self.thought: float | None = None
 
     @property
     def done(self) -> bool:
@@ -97,8 +99,10 @@ class Line:
         seat = self.to_act()
         obs = self.core.observe(self.state, seat)
         mask = self.core.legal_mask(self.state)
+        start = time.perf_counter()
         view = self.spec.make_view(self.core, self.state, np.array([seat])) if agent.needs_view else None
         action = int(agent.act(obs, mask, view)[0])
+        self.thought = time.perf_counter() - start
         self.step(action, _rated(agent, self.core, self.state, seat))
 
 
@@ -199,13 +203,15 @@ class Table:
             "board": line.web.board(core, line.state, self.seat), "decisions": len(line.actions),
             "to_act": -1 if line.done else line.to_act(), "your_turn": yours, "moves": moves,
             "log": line.log[-LOG_LINES:], "pending": self.pending(), "done": line.done, "hints": self.hints,
+            "thought_ms": None if line.thought is None else round(1000 * line.thought, 1),
         }
         if line.done:
             out["summary"] = _plain(line.text.summary(core, line.state, self.seat, self.names))
         if self.rival is not None:
             rival = self.rival
             out["rival"] = {"agent": self.rival_spec, "board": rival.web.board(rival.core, rival.state, 0),
-                            "decisions": len(rival.actions), "done": rival.done, "log": rival.log[-8:]}
+                            "decisions": len(rival.actions), "done": rival.done, "log": rival.log[-8:],
+                            "thought_ms": None if rival.thought is None else round(1000 * rival.thought, 1)}
             if rival.done:
                 out["rival"]["summary"] = _plain(rival.text.summary(rival.core, rival.state, 0, [self.rival_spec]))
         if self.results is not None and self.rival is not None:
