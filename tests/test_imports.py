@@ -318,3 +318,21 @@ def test_messages_and_docstrings_name_modules_that_exist():
     bad = [f"{path.relative_to(ROOT)}: {name}" for path in MODULES.values() if path.is_relative_to(ROOT)
            for name in stale_names(path.read_text(encoding="utf-8"))]
     assert not bad, bad
+
+
+def test_the_architecture_page_draws_this_graph():
+    """docs/architecture.md's import graph: each folder on its floor here, with an arrow to every folder it
+    imports and to no other."""
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    drawn = {name: (int(floor), rest)
+             for floor, name, rest in re.findall(r"^floor +(\d+) +(\w+) +(.*)$", page, re.MULTILINE)}
+    assert drawn, "docs/architecture.md draws no floors"
+    graph = folder_graph(GRAPH)
+    folders = {f for f in FLOORS if f in graph and f != "aerodeck" and f not in PLUGGED}
+    assert set(drawn) == folders
+    ordered = sorted(folders, key=FLOORS.get)
+    for name in folders:
+        floor, rest = drawn[name]
+        assert floor == ordered.index(name), f"{name} is drawn on floor {floor}"
+        arrows = set(re.findall(r"\w+", rest.partition("→")[2])) if "→" in rest else set()
+        assert arrows == graph[name] - {"aerodeck"}, f"{name}: drawn → {sorted(arrows)}, imports {sorted(graph[name])}"
