@@ -148,3 +148,33 @@ def test_a_broken_house_rule_stops_with_one_line_naming_the_rule_the_game_and_th
     assert "\n" not in line and line.startswith(f"house rule {kind}.py:")
     assert WHAT[kind] in line and f"the game seeded {err.seed}, decision {err.decision}" in line
     assert err.seed in range(7, 11) and err.decision >= (150 if kind == "endless" else 0)
+
+
+def played_on(spec, core, agent: str, seeds) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each game's decision hash, score and length with ``agent`` in every seat on ``core``."""
+    trace = Trace(len(seeds))
+    out = play_games(core, [make_agent(spec.id, agent, core.rules, seed=2)], seeds, progress=False, batch_size=8,
+                     make_view=spec.make_view, summary=spec.summary_of(), observers=[trace])
+    return trace.hash, out["score"], out["length"]
+
+
+@pytest.mark.parametrize("agent, games", [("heuristic", 24), ("search:samples=1,horizon=6", 3)])
+def test_flight_tycoon_on_the_reference_engine_plays_the_batched_cores_games(agent, games):
+    """The slow path with hidden cards: the search's determinizations (sampled into the arrays, the games
+    rebuilt from them) look ahead exactly as on the batched core."""
+    rules = FT.make_rules(n_players=4)
+    seeds = np.arange(500, 500 + games)
+    fast = played_on(FT, FT.make_core(rules, check_actions=False), agent, seeds)
+    slow = played_on(FT, FT.make_reference_core(rules, check_actions=False), agent, seeds)
+    assert all(np.array_equal(a, b) for a, b in zip(fast, slow))
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("agent, games", [("random", 3000), ("heuristic", 1500),
+                                          ("search:candidates=2,rollouts=2,horizon=6", 80)])
+def test_delivery_in_flight_plays_the_option_games_on_thousands_of_deals(agent, games):
+    seeds = np.arange(games)
+    option = played(AS, AS.make_rules(pickup_in_flight=True), agent, seeds)
+    house = played(AS, with_house(AS.make_rules(), IN_FLIGHT), agent, seeds)
+    assert np.array_equal(option["hash"], house["hash"])
+    assert np.array_equal(option["score"], house["score"]) and np.array_equal(option["length"], house["length"])
