@@ -86,6 +86,9 @@ def make_app(runs: list[Path] | tuple = (), games_dir: Path | None = None, hosts
     info = {"games": game_info(), "folders": [str(r) for r in roots.all]}
 
     async def body(request: Request) -> dict:
+        # JSON only: a page of another site cannot send it without the browser asking first (CORS)
+        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+            raise BadRequest("send the request body as JSON (Content-Type: application/json)")
         try:
             data = await request.json()
         except ValueError:

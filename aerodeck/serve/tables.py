@@ -1,10 +1,12 @@
 """The games played in the browser: one :class:`Table` per game, kept on the server, several at once.
 
 A table is one game between a person (``seat``) and the agents of the other seats. In a solo game
-the agent plays a *rival* copy of the same deal, one decision for each of the person's, so the two
-scores can be set side by side at the end. The page asks for the agents' decisions one at a time
-(:meth:`Table.advance`) so that each is drawn as it comes; every call of a table runs under the
-table's lock, in the server's thread pool, so a slow agent never holds up another tab.
+the agent plays a *rival* copy of the same deal, shown one decision for each of the person's, so the
+two scores can be set side by side at the end (the rival never sees the person's moves: its game is
+played in a background thread from the start, :class:`Ahead`). The page asks for the agents'
+decisions one at a time (:meth:`Table.advance`) so that each is drawn as it comes; every call of a
+table runs under the table's lock, in the server's thread pool, so a slow agent never holds up
+another tab.
 
 Everything about a game comes through the registry (``aerodeck.envs.spec(game)``): the core, the agents
 (:func:`aerodeck.agents.registry.make_agent`), the game in words (``GameSpec.text``: moves, events,
@@ -106,6 +108,41 @@ class Line:
         self.step(action, _rated(agent, self.core, self.state, seat))
 
 
+class Ahead:
+    """The solo rival's game played in a background thread from the moment the table is made: the
+    rival never sees the person's moves, so its decisions are ready before the page asks for them.
+    :meth:`get` gives decision i ``(action, candidates, seconds it took)``, waiting for it if need be."""
+
+    def __init__(self, spec, rules, seed: int, agent) -> None:
+        self.line, self.agent = Line(spec, rules, seed, 0), agent
+        self.decisions: list[tuple[int, list | None, float]] = []
+        self.error: BaseException | None = None
+        self.finished = False
+        self.ready = threading.Condition()
+        threading.Thread(target=self._play, name="aerodeck-serve-rival", daemon=True).start()
+
+    def _play(self) -> None:
+        try:
+            while not self.line.done:
+                self.line.agent_step(self.agent)
+                with self.ready:
+                    self.decisions.append((self.line.actions[-1], self.line.candidates[-1], self.line.thought))
+                    self.ready.notify_all()
+        except BaseException as err:  # noqa: BLE001 — handed to the request that asks for the decision
+            self.error = err
+        finally:
+            with self.ready:
+                self.finished = True
+                self.ready.notify_all()
+
+    def get(self, i: int) -> tuple[int, list | None, float]:
+        with self.ready:
+            self.ready.wait_for(lambda: len(self.decisions) > i or self.finished)
+            if len(self.decisions) > i:
+                return self.decisions[i]
+        raise RuntimeError(f"the rival's game stopped before decision {i + 1}") from self.error
+
+
 class Table:
     """One game in a browser tab (see the module's docstring). Made by :func:`new_table`."""
 
@@ -116,6 +153,7 @@ class Table:
         self.main = Line(spec, rules, seed, seat)
         self.rival_spec, self.rival_agent = rival if rival else (None, None)
         self.rival = Line(spec, rules, seed, 0) if rival else None
+        self.ahead = Ahead(spec, rules, seed, self.rival_agent) if rival else None
         self.games_dir = games_dir
         self.label = rules.label()
         self.saved: Path | None = None
@@ -166,7 +204,9 @@ class Table:
             if who == "agent":
                 self.main.agent_step(self.agents[self.main.to_act()])
             elif who == "rival":
-                self.rival.agent_step(self.rival_agent)
+                action, candidates, thought = self.ahead.get(len(self.rival.actions))
+                self.rival.step(action, candidates)
+                self.rival.thought = thought
             self._finish()
             return self.view()
 
@@ -198,7 +238,7 @@ class Table:
             moves = [{"action": a, "words": w, "note": note, "parts": line.web.parts(core, line.state, a)}
                      for a, w, note in line.text.moves(core, line.state)]
         out = {
-            "id": self.id, "game": self.spec.id, "title": self.spec.title, "seed": self.seed,
+            "id": self.id, "game": self.spec.id, "title": self.spec.title, "seed": str(self.seed),
             "rules": self.label, "seat": self.seat, "names": self.names, "agents": self.by_seat,
             "board": line.web.board(core, line.state, self.seat), "decisions": len(line.actions),
             "to_act": -1 if line.done else line.to_act(), "your_turn": yours, "moves": moves,
@@ -306,7 +346,8 @@ def new_table(game: str, rules_items: list[str], players, seat, opponents: str |
         hint_spec = hint or spec.opponent
         hint_agent = make_agent(spec.id, hint_spec, rules, seed=seed)
     except (ValueError, TypeError, OSError) as err:
-        raise BadRequest(str(err).splitlines()[0] if str(err) else type(err).__name__) from None
+        message = str(err).splitlines()[0] if str(err) else type(err).__name__
+        raise BadRequest(message.replace("--players", "players", 1) if message.startswith("--players") else message) from None
     return Table(secrets.token_hex(6), spec, rules, seed, seat, by_seat, agents, (hint_spec, hint_agent), rival,
                  games_dir)
 

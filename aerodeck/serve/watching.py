@@ -29,10 +29,11 @@ def _read(path: Path):
 
 
 def games(path: Path, name: str) -> dict:
-    """The games of a replay file: game, rules, source, and per game its seed, agents, length, result."""
+    """The games of a replay file: game, rules, source, and per game its seed (a string: JavaScript's
+    numbers do not hold 64 bits), agents, length, result."""
     replay = _read(path)
     return {"game": replay.game, "title": replay.spec.title, "rules": replay.rules.label(), "source": replay.source,
-            "name": name, "games": [{"index": i, "game": r.game, "seed": r.seed, "agents": r.agents,
+            "name": name, "games": [{"index": i, "game": r.game, "seed": str(r.seed), "agents": r.agents,
                                      "decisions": len(r.actions), "result": r.result}
                                     for i, r in enumerate(replay.records)]}
 
@@ -85,5 +86,5 @@ def frames(path: Path, name: str, index) -> dict:
                                        (c for c in recorded[i] if isinstance(c, list) and len(c) == 2)
                                        if isinstance(a, int) and 0 <= a < core.n_actions]
         out.append(frame)
-    return {"game": spec.id, "title": spec.title, "name": name, "index": index, "seed": record.seed,
+    return {"game": spec.id, "title": spec.title, "name": name, "index": index, "seed": str(record.seed),
             "agents": record.agents, "result": record.result, "rules": replay.rules.label(), "frames": out}

@@ -80,6 +80,7 @@ def test_an_unknown_rule_option_is_refused_with_the_clis_message(client):
     one_line_error(client.post("/api/games", json={"game": "no-such-game"}), 400)
     one_line_error(client.post("/api/games", json={"game": spec.id, "opponents": "no_such_agent"}), 400)
     one_line_error(client.post("/api/games", content=b"not json", headers={"content-type": "application/json"}), 400)
+    one_line_error(client.post("/api/games", content=b'{"game": "x"}', headers={"content-type": "text/plain"}), 400)
 
 
 def test_an_illegal_move_is_refused_and_changes_nothing(client):
