@@ -60,7 +60,13 @@ def power_text(a: dict, c: dict) -> str:
     pw = c.get("power")
     if not pw or pw.get("games_needed") is None or pw["enough"]:
         return ""
-    return f" ({size_text(pw['practical'], a['metrics'][c['metric']])} needs about {pw['games_needed']:,} games)"
+    return f" ({size_text(pw['practical'], a['metrics'][c['metric']])} needs {about(pw)} {pw['games_needed']:,} games)"
+
+
+def about(pw: dict) -> str:
+    """``about``, or ``up to about`` when no game differed and the unpaired spread stood in (an upper
+    estimate: ``aerodeck.judge.power``)."""
+    return "up to about" if pw.get("basis", "").startswith("the two sides") else "about"
 
 
 def small_text(a: dict, c: dict) -> str:
@@ -346,11 +352,12 @@ def games_needed_line(a: dict) -> str | None:
         return None
     most = max(pw["games_needed"] for _, pw in short)
     items = "; ".join(f"{c['metric']} under {c['variant']}: {size_text(pw['practical'], a['metrics'][c['metric']])} "
-                      f"needs about {pw['games_needed']:,}" for c, pw in short)
+                      f"needs {about(pw)} {pw['games_needed']:,}" for c, pw in short)
     return (f"**Too few games for this question**: {a['games']:,} games per variant leave these headline metrics "
             f"without a verdict that rules out a change of their practical size (games needed at the verdict's "
-            f"level with 80 % power, from the spread of this run's paired differences): {items}. Rerun with "
-            f"`--games {most}` to answer them all (`--practical METRIC=SIZE` states another size).")
+            f"level with 80 % power, from the spread of this run's paired differences; \"up to\": no game differed, "
+            f"the two sides' unpaired spread stands in): {items}. Rerun with `--games {most}` to answer them all "
+            "(`--practical METRIC=SIZE` states another size).")
 
 
 def changed_section(a: dict) -> list[str]:
