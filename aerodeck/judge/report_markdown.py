@@ -375,13 +375,14 @@ def changed_section(a: dict) -> list[str]:
         out.append(f"- {k['variant']} / {k['table']}: {k['changed']:,} of {k['games']:,} games changed outcome; "
                    f"{k['identical']:,} were played with the same decisions under both rules.")
     rows = ch["rows"]
+    multi = any(r["base_winners"] or r["variant_winners"] for r in rows)
     if rows:
-        out += ["", "| N | variant / judge | game | seed | score: base → variant | winners: base → variant | split "
-                "at decision | decisions: base, variant |", "|---|---|---|---|---|---|---|---|"]
+        out += ["", "| N | variant / judge | game | seed | score: base → variant | " + ("winners: base → variant | "
+                if multi else "") + "split at decision | decisions: base, variant |", "|" + "---|" * (8 if multi else 7)]
         for r in rows[:CHANGED_ROWS]:
-            winners = f"{r['base_winners']} → {r['variant_winners']}" if r["base_winners"] or r["variant_winners"] else "–"
+            winners = f" {r['base_winners']} → {r['variant_winners']} |" if multi else ""
             out.append(f"| {r['rank']} | {r['variant']} / {r['table']} | {r['game']} | {r['seed']} | {r['base_score']} → "
-                       f"{r['variant_score']} | {winners} | {r['split_decision'] or 'same decisions'} | "
+                       f"{r['variant_score']} |{winners} {r['split_decision'] or 'same decisions'} | "
                        f"{r['base_decisions']}, {r['variant_decisions']} |")
         if len(rows) > CHANGED_ROWS:
             out += ["", f"({len(rows) - CHANGED_ROWS:,} more in changed.csv.)"]
