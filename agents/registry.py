@@ -26,11 +26,9 @@ from aerodeck.envs.registry import PPO, RANDOM  # noqa: E402, F401
 #: The agent that plays a model of the one-file masked PPO (``train/ppo_lite.py``): ``ppo-lite:path=MODEL.pt``
 #: (every game; needs torch, which comes with the train extra).
 PPO_LITE = "ppo-lite"
-
-
-def game_spec(game: str | envs.GameSpec) -> envs.GameSpec:
-    """``game`` if it is a GameSpec, else the registered spec of the game id ``game`` (``ValueError`` if unknown)."""
-    return game if isinstance(game, envs.GameSpec) else envs.spec(game)
+#: The agent that plays a policy trained by RLlib (``python -m aerodeck.train.rllib``): ``rllib:path=RUN``
+#: (every game; needs the rllib extra, imported only when the agent is made).
+RLLIB = "rllib"
 
 
 def agent_names(game: str | envs.GameSpec) -> list[str]:
@@ -40,9 +38,9 @@ def agent_names(game: str | envs.GameSpec) -> list[str]:
 
 def agent_kinds(game: str | envs.GameSpec) -> list[str]:
     """Every agent spec name ``game`` accepts, for lists shown to a user: :func:`agent_names` (the
-    registry's), ``ppo-lite`` (a model of ``train/ppo_lite.py``) and ``restricted`` (any of them with
-    action kinds taken away)."""
-    return [*agent_names(game), PPO_LITE, restricted.NAME]
+    registry's), ``ppo-lite`` (a model of ``train/ppo_lite.py``), ``rllib`` (a policy trained by RLlib) and
+    ``restricted`` (any of them with action kinds taken away)."""
+    return [*agent_names(game), PPO_LITE, RLLIB, restricted.NAME]
 
 
 def describe_kinds(game: str | envs.GameSpec) -> str:
@@ -50,6 +48,7 @@ def describe_kinds(game: str | envs.GameSpec) -> str:
     shown: ``random, heuristic, …, ppo (ppo:path=FILE.zip, ppo:general), restricted (restricted:base=AGENT,
     forbid=KIND)``."""
     spelled = {PPO: f"{PPO} ({PPO}:path=FILE.zip, {PPO}:general)", PPO_LITE: f"{PPO_LITE} ({PPO_LITE}:path=MODEL.pt)",
+               RLLIB: f"{RLLIB} ({RLLIB}:path=RUN)",
                restricted.NAME: f"{restricted.NAME} ({restricted.NAME}:base=AGENT,forbid=KIND)"}
     return ", ".join(spelled.get(name, name) for name in agent_kinds(game))
 
@@ -70,6 +69,8 @@ def agent_class(game: str | envs.GameSpec, name: str) -> type[Agent]:
             return load("aerodeck.agents.ppo_lite:PPOLiteAgent")
         except ImportError as err:
             raise ValueError(f"agent 'ppo-lite' needs torch (the train extra): pip install -e '.[train]' ({err})") from None
+    if name == RLLIB:
+        return load("aerodeck.agents.rllib:RLlibAgent")  # imports Ray only when the agent is made
     raise ValueError(f"unknown agent {name!r} for {spec.id}; available: {describe_kinds(spec)}")
 
 

@@ -8,7 +8,8 @@ of taking its most likely legal action. Every game offers it (``aerodeck.agents.
 The RLModule (``aerodeck.train.rllib.MaskedPPOModule``) is loaded once per process and checkpoint; each
 ``act`` is one batched forward pass over the batch of observations and masks (in chunks of
 :data:`CHUNK` games), its logits of illegal actions at the float minimum, so an illegal action is never
-chosen. Ray is imported when the agent is made, never by ``import aerodeck``; no Ray instance is needed.
+chosen. ``threads`` (default 1) sets the CPU threads torch uses in the process at the first move: on a
+busy machine torch's threads wait for each other at every small product (docs/research/rllib-speed.md). Ray is imported when the agent is made, never by ``import aerodeck``; no Ray instance is needed.
 The checkpoint's ``aerodeck.json`` names the game, the rules and the sizes it was trained for: another
 game or other sizes are refused naming both; the same sizes under other rule options play (with a
 warning naming the options).
@@ -26,7 +27,7 @@ from aerodeck.agents.base import Agent, Knob
 
 #: Games run through the network at once.
 CHUNK = 8192
-#: The checkpoint's sidecar (written by ``aerodeck.train.rllib_run``).
+#: The checkpoint's sidecar (written by ``aerodeck.train.rllib``).
 SIDECAR = "aerodeck.json"
 
 #: Modules loaded in this process: (folder, its mtime) -> module.
@@ -76,9 +77,12 @@ class RLlibAgent(Agent):
     knobs = {
         "path": Knob(str, doc="a run folder of python -m aerodeck.train.rllib (its best checkpoint) or a checkpoint folder"),
         "deterministic": Knob(bool, doc="on: the most likely legal action; off: sample from the policy"),
+        "threads": Knob(int, 0, 256, doc="CPU threads torch uses in this process from the agent's first move on "
+                                          "(default 1; 0: leave torch's setting). One is far faster on a busy machine"),
     }
 
-    def __init__(self, seed: int | None = 0, rules=None, path: str | None = None, deterministic: bool = True) -> None:
+    def __init__(self, seed: int | None = 0, rules=None, path: str | None = None, deterministic: bool = True,
+                 threads: int = 1) -> None:
         from aerodeck import envs
 
         if path is None:
@@ -104,6 +108,7 @@ class RLlibAgent(Agent):
         self.path, self.sidecar = str(path), sidecar
         self.module = load_module(folder, sidecar)
         self.deterministic = bool(deterministic)
+        self.threads = int(threads)
 
     def logits(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The module's masked logits ``float32 (B, A)``: one forward pass per :data:`CHUNK` games."""
@@ -113,6 +118,8 @@ class RLlibAgent(Agent):
         obs = np.asarray(observations, np.float32)
         mask = np.asarray(masks, np.float32)
         out = np.empty(mask.shape, np.float32)
+        if self.threads and torch.get_num_threads() != self.threads:
+            torch.set_num_threads(self.threads)  # the process's setting from now on (switching back and forth costs more)
         with torch.no_grad():
             for a in range(0, len(obs), CHUNK):
                 batch = {Columns.OBS: {"observation": torch.from_numpy(obs[a:a + CHUNK]),

@@ -163,10 +163,10 @@ def test_an_unreachable_cluster_is_one_line_and_exit_2_with_nothing_written(comm
 
 
 def test_rllib_training_refuses_an_unreachable_cluster_in_one_line(tmp_path, capsys):
-    from aerodeck.train import rllib_run
+    from aerodeck.train import rllib
 
     ray.shutdown()
-    status = rllib_run.main([SOLO.id, "--steps", "64", "--address", f"127.0.0.1:{closed_port()}",
+    status = rllib.main([SOLO.id, "--steps", "64", "--address", f"127.0.0.1:{closed_port()}",
                              "--out", str(tmp_path / "run")])
     assert status == 2
     err = [line for line in capsys.readouterr().err.splitlines() if "error" in line]

@@ -150,10 +150,11 @@ def test_a_short_rllib_run_beats_random_play(game, iterations, local_ray):
         assert rate["value"] > 1 / 3 and rate["p_value"] < 1e-4, rate
 
 
-def test_the_command_trains_saves_a_checkpoint_and_measures_against_random(tmp_path, capsys, local_ray):
-    assert rllib.main([MULTI.id, "--players", "3", "--iterations", "1", "--batch", "256",
-                       "--envs-per-runner", "2", "--eval-games", "12", "--out", str(tmp_path / "ckpt")]) == 0
-    out = capsys.readouterr()
-    assert "iteration 1/1" in out.err and "win rate" in out.out and "on the same" not in out.out
-    assert (tmp_path / "ckpt").is_dir() and any((tmp_path / "ckpt").iterdir())
+def test_the_command_trains_self_play_and_saves_a_checkpoint_with_its_evaluations(tmp_path, capsys, local_ray):
+    assert rllib.main([MULTI.id, "--players", "3", "--steps", "256", "--batch", "256", "--envs-per-runner", "2",
+                       "--eval-games", "12", "--out", str(tmp_path / "run")]) == 0
+    err = capsys.readouterr().err
+    assert "self-play" in err and "evaluation at 0 steps" in err
+    assert (tmp_path / "run" / "last" / "rllib_checkpoint.json").is_file()
+    assert (tmp_path / "run" / "evaluations.csv").read_text().count("\n") >= 3  # header, the first, the last
     assert ray.is_initialized()  # the caller's Ray is left running
