@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from aerodeck.envs.registry import GameSpec
-from aerodeck.testing import core_checks, env_checks, spec_checks  # noqa: F401 - each registers its checks
+from aerodeck.testing import core_checks, env_checks, house_checks, spec_checks  # noqa: F401 - each registers its checks
 from aerodeck.testing.contract import CHECKS, Blamed, Case, Check, ContractError, SkipCheck, blame, detail_of, spec_of
 from aerodeck.testing.spec_checks import defined_ids, rules_page
 

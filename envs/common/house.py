@@ -401,7 +401,10 @@ class ReferenceCore:
                                              f"{self.explain_illegal(state, int(i), action)}")
                 self._fail(game, f"action {action} is not legal under the house rule")
             game = self._mutable(state, int(i))
+            dealt = list(getattr(game, "notes", [])) if game._house_decisions == 0 else []  # the set-up's notes
             rewards[i] = self._call(game, self.glue.step, action)
+            if dealt:  # join the first decision's log
+                game.notes = dealt + list(game.notes)
             game._house_mask = None
             game._house_decisions += 1
             if not game.done and game._house_decisions >= self.max_decisions:
@@ -428,7 +431,8 @@ class ReferenceCore:
         return kinds
 
     def notes(self, state, game: int) -> list[str]:
-        """What the engine's hooks noted in game ``game`` during its last decision (``note(text)``)."""
+        """What the engine's hooks noted in game ``game`` during its last decision (``note(text)``; the
+        first decision's include the set-up's)."""
         return list(getattr(self._games(state)[game], "notes", []))
 
 

@@ -18,3 +18,4 @@ class LastSeatExtraCard(ReferenceGame):
         super().deal()  # FT-5 hands, the deck; FT-7 the starting player (self.start)
         last = (self.start - 1) % self.n
         self.hands[last] = sorted(self.hands[last] + [self.take_random(self.deck)])
+        self.note(f"player_{last} plays last: one extra card at the deal (house rule LastSeatExtraCard)")
