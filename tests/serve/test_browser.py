@@ -8,11 +8,13 @@ games behind a row. Skipped only where /usr/bin/chromium is absent (CI installs 
 from __future__ import annotations
 
 import io
+import json
 import sys
 from pathlib import Path
 
 import pytest
 
+from aerodeck.arena.output import MANIFEST
 from aerodeck.arena.replays import read
 from aerodeck.cli.main import main as aerodeck
 from tests.serve.server import running, solo_game, table_game
@@ -35,8 +37,23 @@ def site(tmp_path_factory):
     variant = ",".join(f"{k}={v}" for k, v in spec.variants[1].items())
     assert aerodeck(["compare", spec.id, "--agent", "random", "--games", "10", "--variant", f"small:{variant}",
                      "--save-games", "2", "--out", str(runs / "compare"), "--no-progress"]) == 0
+    training_run(runs / "train-tiny", spec.id)
     with running([runs], games) as (url, _):
         yield url, runs, games
+
+
+def training_run(folder: Path, game: str) -> None:
+    """A training run's folder as ``aerodeck train`` leaves it for the page: its manifest and
+    ``evaluations.csv`` (three evaluations, written by the trainer's own writer)."""
+    from aerodeck.train.callbacks import append_evaluation
+
+    folder.mkdir()
+    for steps, value in ((0, 1.0), (2048, 1.25), (4096, 1.5)):
+        append_evaluation(folder / "evaluations.csv", {"steps": steps, "figure": "mean_score", "value": value,
+                                                      "low": value - 0.1, "high": value + 0.1, "opponent": "heuristic"},
+                          seconds=steps / 100)
+    (folder / MANIFEST).write_text(json.dumps({"written_by": "aerodeck", "command": f"aerodeck train {game}",
+                                               "files": ["evaluations.csv"]}))
 
 
 @pytest.fixture(scope="module")
@@ -165,7 +182,7 @@ def test_a_replay_steps_forward_back_and_jumps(site, page):
 def test_a_compare_folder_shows_its_verdict_plots_and_the_games_behind_a_row(site, page):
     url, _, _ = site
     page.goto(url + "/#/judge")
-    page.click("table.runs a")
+    page.click("table.runs a[href$='/compare']")
     page.wait_for_selector("body[data-state='ready'] #verdict")
     assert "small" in page.inner_text("#verdict")
     plots = page.locator(".plots img")
@@ -178,3 +195,12 @@ def test_a_compare_folder_shows_its_verdict_plots_and_the_games_behind_a_row(sit
     page.wait_for_selector("body[data-state='ready'] #caption")
     assert page.locator("#game-pick option").count() == 2
     assert "small--random" in page.inner_text("h1")
+
+
+def test_a_training_run_shows_its_evaluations_curve(site, page):
+    url, _, _ = site
+    page.goto(url + "/#/judge")
+    page.click("table.runs a[href$='/train-tiny']")
+    page.wait_for_selector("body[data-state='ready'] #curve")
+    assert page.locator("#curve circle").count() == 3
+    assert "mean_score" in page.text_content("#curve")
