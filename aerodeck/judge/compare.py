@@ -16,6 +16,9 @@ judges are the agents named with ``--agent`` unless ``--judges`` names others; w
 catalogue's (``Catalogue.judges``).
 Restricted play (``--agent restricted:base=heuristic,forbid=replace``) is compared with its base agent
 on the same deals, with the same statistics: what the forbidden kind of action is worth.
+``--house NAME:FILE.py:Class`` gives the variant NAME a house rule (a subclass of the game's reference
+engine, ``aerodeck.envs.common.house``; a variants file's key ``house``): it plays on that engine, the
+others on the batched core, and a house rule that fails stops its variant alone, in one line.
 ``--allow-identical`` runs the A/A check: a variant with the base's rules, played on other seeds, whose
 every "change" is false.
 
