@@ -74,3 +74,18 @@ def test_replay_refuses_a_row_that_is_not_there_and_a_decision_before_the_first(
     base, variant = inflight / rows[0]["base_file"], inflight / rows[0]["variant_file"]
     assert cli.main(["replay", str(base), str(variant), "--game", "0", "--from-decision", "0"]) == 2
     assert "--from-decision must be at least 1" in capsys.readouterr().err
+
+
+def test_a_20_game_compare_names_the_games_its_question_needs_and_flags_the_blind_judge(tmp_path, capsys):
+    out = tmp_path / "c20"
+    assert cli.main(["compare", AS, "--variant", "inflight:pickup_in_flight=on", "--games", "20", "--judges",
+                     "heuristic", "--out", str(out), "--no-progress"]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    a = json.loads((out / "results.json").read_text())
+    headline = [c for c in a["comparisons"] if c["table"] == "heuristic" and c["column"] == ""
+                and c["metric"] in a["headline"]]
+    needed = [c["power"]["games_needed"] for c in headline if c["power"] and not c["power"]["enough"]]
+    assert needed and all(n > 20 for n in needed)
+    assert "Too few games for this question: 20 games per variant" in printed and f"--games {max(needed)}" in printed
+    assert ("heuristic barely reacts to the rule under inflight: it took the same decisions under both rules in "
+            f"{a['identical']['inflight']['heuristic']['identical']} of 20 games") in printed

@@ -69,3 +69,18 @@ def test_the_plots_draw_the_fair_line(five):
     assert lines and list(lines[0].get_ydata()) == pytest.approx([0.2, 0.2])
     fig = designer_report._distribution(a, "win_by_position")
     assert any(line.get_label() == "fair share 1/n" for line in fig.axes[0].get_lines())
+
+
+def test_the_most_favoured_seat_is_named_when_another_position_wins_more():
+    from aerodeck.judge.report_markdown import fairness_clause
+
+    est = lambda v, lo, hi: {"value": v, "low": lo, "high": hi, "n": 100}  # noqa: E731
+    a = {"judges": ["heuristic"], "fair": [], "variants": {"base": {"players": 3}},
+         "metrics": {"first_player_win": {"seat_share": True, "labels": [""]},
+                     "win_by_position": {"seat_share": True, "labels": ["1st", "2nd", "3rd", "4th", "5th"]}},
+         "estimates": {"first_player_win": {"base": {"heuristic": [est(0.25, 0.2, 0.3)]}},
+                       "win_by_position": {"base": {"heuristic": [est(0.25, 0.2, 0.3), est(0.3, 0.25, 0.35),
+                                                                  est(0.45, 0.4, 0.5), None, None]}}}}
+    text = fairness_clause(a, "base")
+    assert text.startswith("first seat wins 0.25 [0.2, 0.3] of the games against a fair 0.333, below the fair share")
+    assert text.endswith("the most favoured seat is the 3rd: 0.45 [0.4, 0.5] (95 %)")
