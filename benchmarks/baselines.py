@@ -117,6 +117,7 @@ def sb3_run(task_name: str, seed: int, steps: int, eval_every: int, eval_games: 
         model = MaskablePPO.load(work / "last.zip", env=env, device="cpu")
         state = json.loads((work / "rows.json").read_text())
         rows, wall = state["rows"], state["wall"]
+        print(f"resuming {work} at step {model.num_timesteps:,}", flush=True)
         if recipe and not task.spec.solo:
             lite.steps = model.num_timesteps
     else:
@@ -128,7 +129,7 @@ def sb3_run(task_name: str, seed: int, steps: int, eval_every: int, eval_games: 
         model.policy.set_training_mode(False)
         result = evaluate(task, agent, eval_games)
         rows.append({"steps": step, "wall_s": round(time.time() - started, 1), **{k: round(v, 5) for k, v in result.items()}})
-        print(f"sb3 {task_name} seed {seed} step {step:,} raw {result['raw']:.4f}", flush=True)
+        print(f"sb3 {task_name} seed {seed} step {step:,} raw {result['raw']:.4f}", flush=True)  # as ppo_lite prints
         model.save(work / "last.zip")
         (work / "rows.json").write_text(json.dumps({"rows": rows, "wall": time.time() - started}))
 
