@@ -12,7 +12,8 @@ slower (``docs/designers.md`` gives the measured speed).
 How it stays exact: the adapter's state *is* the game's own batched ``State`` (its arrays written from
 the reference games after every step, so metrics, summaries and views read what they always read),
 with the reference games attached. Copies (``copy``/``take``/``repeat``) share the games until one is
-stepped (copy on write). When a state's arrays are changed from outside — a look-ahead view's
+stepped (copy on write; after ``take`` the original steps its games in place, and a taken game whose
+original moved on is rebuilt from its own arrays). When a state's arrays are changed from outside — a look-ahead view's
 determinization writes sampled hidden cards and fresh random streams into them — the games of the
 changed rows are rebuilt from the arrays (keeping the house rule's own attributes). The per-game
 glue (what a game's state looks like as arrays and back) is each game's ``house.py``, named by
@@ -176,7 +177,8 @@ def _state_class(base: type) -> type:
         out.owned = np.zeros(len(games), bool)
         return out
 
-    def copy_(self):
+    def copy_(self):  # both sides copy a game before stepping it (a copy is a branch to keep)
+        self.owned[:] = False
         return _attach(base.copy(self), list(self.games), self.synced.copy(), self.versions.copy())
 
     def take(self, idx):
@@ -189,6 +191,7 @@ def _state_class(base: type) -> type:
         return _attach(out, [self.games[i] for i in rows], self.synced[rows], self.versions[rows])
 
     def repeat(self, k: int):
+        self.owned[:] = False
         return _attach(base.repeat(self, k), [g for g in self.games for _ in range(k)],
                        np.repeat(self.synced, k, axis=0), np.repeat(self.versions, k))
 

@@ -178,3 +178,17 @@ def test_delivery_in_flight_plays_the_option_games_on_thousands_of_deals(agent, 
     house = played(AS, with_house(AS.make_rules(), IN_FLIGHT), agent, seeds)
     assert np.array_equal(option["hash"], house["hash"])
     assert np.array_equal(option["score"], house["score"]) and np.array_equal(option["length"], house["length"])
+
+
+def test_copies_and_takes_are_branches_that_stepping_the_original_leaves_alone():
+    core = AS.make_core(with_house(AS.make_rules(), IN_FLIGHT))
+    state = core.init(np.arange(6))
+    masks, obs = core.legal_mask(state), core.observe(state)
+    branch, part = state.copy(), state.take([1, 4])
+    actions = masks.argmax(1)
+    core.step(state, actions)
+    assert np.array_equal(core.legal_mask(branch), masks) and np.array_equal(core.observe(part), obs[[1, 4]])
+    core.step(branch, actions)
+    core.step(part, actions[[1, 4]])
+    arrays_equal(state, branch)
+    arrays_equal(state.take([1, 4]), part)
