@@ -25,7 +25,6 @@ import statistics
 import time
 from pathlib import Path
 
-import numpy as np
 
 from aerodeck import envs
 from aerodeck.agents.registry import make_agent
