@@ -25,7 +25,6 @@ import statistics
 import time
 from pathlib import Path
 
-
 from aerodeck import envs
 from aerodeck.agents.registry import make_agent
 from aerodeck.arena.loop import game_seeds, play_games
