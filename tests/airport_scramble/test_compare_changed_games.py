@@ -19,7 +19,7 @@ AS = "airport-scramble"
 def inflight(tmp_path_factory):
     out = tmp_path_factory.mktemp("inflight") / "c"
     status = cli.main(["compare", AS, "--variant", "inflight:pickup_in_flight=on", "--games", "300",
-                       "--judges", "heuristic", "--save-games", "changed", "--out", str(out), "--no-progress"])
+                       "--agent", "heuristic", "--save-games", "changed", "--out", str(out), "--no-progress"])
     assert status == 0
     return out
 
@@ -78,7 +78,7 @@ def test_replay_refuses_a_row_that_is_not_there_and_a_decision_before_the_first(
 
 def test_a_20_game_compare_names_the_games_its_question_needs_and_flags_the_blind_judge(tmp_path, capsys):
     out = tmp_path / "c20"
-    assert cli.main(["compare", AS, "--variant", "inflight:pickup_in_flight=on", "--games", "20", "--judges",
+    assert cli.main(["compare", AS, "--variant", "inflight:pickup_in_flight=on", "--games", "20", "--agent",
                      "heuristic", "--out", str(out), "--no-progress"]) == 0
     printed = " ".join(capsys.readouterr().out.split())
     a = json.loads((out / "results.json").read_text())

@@ -18,7 +18,7 @@ FT = "flight-tycoon"
 def five(tmp_path_factory):
     out = tmp_path_factory.mktemp("ft5") / "c"
     status = cli.main(["compare", FT, "--players", "5", "--variant", "small:hand_size=4", "--games", "60",
-                       "--judges", "heuristic", "--out", str(out), "--no-progress"])
+                       "--agent", "heuristic", "--out", str(out), "--no-progress"])
     assert status == 0
     return out
 
