@@ -6,12 +6,12 @@ Starts the real command (``aerodeck serve --no-browser --port 0``) in a subproce
 through its HTTP API as the page does: the person's move (the first legal one), then the agents'
 replies one at a time. Per move it times, on the client's clock:
 
-- ``reply``: the move sent → the first agent reply received (the move's page, then the next decision's
-  page with the agent's move drawn on it) — the figure a person waits for; in a solo game the agent's
-  decision on the same deal beside the person's;
+- ``reply``: the move sent → the first agent reply received (one request, ``"reply": true``, as the page
+  sends it: the move's page and the next decision's page with the agent's move drawn on it) — the
+  figure a person waits for; in a solo game the agent's decision on the same deal beside the person's;
 - ``turn``: the move sent → the person's turn again (every agent reply in between);
 - ``agent``: how long the agent itself took to choose that first reply (its ``act``, timed by the
-  server): ``reply`` less ``agent`` is what the app adds (two HTTP round trips, the board drawn twice).
+  server): ``reply`` less ``agent`` is what the app adds (the HTTP round trip, the board drawn twice).
 
 Each page is the whole board as HTML plus the legal moves with their board parts, so the times include
 drawing the board on the server and the JSON on the wire.
@@ -51,8 +51,12 @@ def play(base: str, game: str, players, agent: str, seed: int, limit: int = 10**
     replies, turns, thoughts = [], [], []
     while not view["done"] and len(turns) < limit:
         start = time.perf_counter()
-        view = post(f"{base}/api/games/{gid}/move", {"action": view["moves"][0]["action"]})
+        view = post(f"{base}/api/games/{gid}/move", {"action": view["moves"][0]["action"], "reply": True})
         first = None
+        if "moved" in view:  # the move and the first reply in one round trip, as the page asks
+            first = time.perf_counter()
+            thought = view["rival"]["thought_ms"] if "rival" in view else view["thought_ms"]  # solo: the rival
+            thoughts.append((thought or 0.0) / 1000)
         while view["pending"]:
             view = post(f"{base}/api/games/{gid}/advance")
             if first is None:

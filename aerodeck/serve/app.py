@@ -7,7 +7,8 @@ with one line, its traceback only in the server's log)::
     POST /api/games                      a new game {game, rules: ["k=v", ...], players, seat, opponents,
                                          hint, seed} -> the page's data (aerodeck.serve.tables.Table.view)
     GET  /api/games/{id}                 the page's data
-    POST /api/games/{id}/move            the person's move {action}
+    POST /api/games/{id}/move            the person's move {action, reply}: with reply true, the next agent
+                                         decision too (its page, holding the page after the move as "moved")
     POST /api/games/{id}/advance         the next agent decision
     POST /api/games/{id}/hint            the hint agent's move, why, its ratings
     GET  /api/games/{id}/replay          the game as a replay file (once it is over)
@@ -126,7 +127,10 @@ def make_app(runs: list[Path] | tuple = (), games_dir: Path | None = None, hosts
         data = await body(request)
         if "action" not in data:
             raise BadRequest("a move needs its action number: {\"action\": N}")
-        return JSONResponse(await run_in_threadpool(table.move, data["action"]))
+        reply = data.get("reply", False)
+        if not isinstance(reply, bool):
+            raise BadRequest(f"reply must be true or false, got {reply!r}")
+        return JSONResponse(await run_in_threadpool(table.move, data["action"], reply))
 
     async def advance(request: Request) -> Response:
         table = tables.get(request.path_params["id"])

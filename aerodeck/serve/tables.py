@@ -178,9 +178,11 @@ class Table:
             return "rival"
         return None
 
-    def move(self, action) -> dict:
+    def move(self, action, reply: bool = False) -> dict:
         """The person plays ``action``; ``BadRequest`` (nothing changes) for a move that is not theirs,
-        not a move, or not legal now (the engine says why)."""
+        not a move, or not legal now (the engine says why). With ``reply``, the next agent decision is
+        played in the same call: the page after it, holding the page after the person's move as
+        ``moved`` (one round trip for a move and its answer)."""
         with self.lock:
             if self.main.done:
                 raise BadRequest("the game is over: no more moves")
@@ -195,20 +197,29 @@ class Table:
                 raise BadRequest(f"move {action} ({words}) is not allowed now: {why}")
             self.main.step(action)
             self._finish()
-            return self.view()
+            if not reply or self.pending() is None:
+                return self.view()
+            moved = self.view()
+            out = self._advance()
+            out["moved"] = moved
+            return out
 
     def advance(self) -> dict:
         """Play the next agent decision (:meth:`pending`), if any; the page after it."""
         with self.lock:
-            who = self.pending()
-            if who == "agent":
-                self.main.agent_step(self.agents[self.main.to_act()])
-            elif who == "rival":
-                action, candidates, thought = self.ahead.get(len(self.rival.actions))
-                self.rival.step(action, candidates)
-                self.rival.thought = thought
-            self._finish()
-            return self.view()
+            return self._advance()
+
+    def _advance(self) -> dict:
+        """:meth:`advance` under the lock already held."""
+        who = self.pending()
+        if who == "agent":
+            self.main.agent_step(self.agents[self.main.to_act()])
+        elif who == "rival":
+            action, candidates, thought = self.ahead.get(len(self.rival.actions))
+            self.rival.step(action, candidates)
+            self.rival.thought = thought
+        self._finish()
+        return self.view()
 
     def hint(self) -> dict:
         """The hint agent's move for the person now, why, and its ratings where it rates moves."""

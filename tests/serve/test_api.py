@@ -189,3 +189,14 @@ def test_a_slow_agent_does_not_hold_up_another_game(folders):
             release.set()
             thinking.join(60)
         assert result["view"]["decisions"] == 1
+
+
+def test_a_move_with_reply_brings_the_next_agent_decision_in_the_same_call(client):
+    spec = table_game()
+    view = client.post("/api/games", json={"game": spec.id, "players": 4, "seed": 6}).json()
+    while view["pending"]:
+        view = client.post(f"/api/games/{view['id']}/advance").json()
+    answered = client.post(f"/api/games/{view['id']}/move", json={"action": view["moves"][0]["action"], "reply": True}).json()
+    assert answered["moved"]["decisions"] == view["decisions"] + 1  # the person's move
+    assert answered["decisions"] == view["decisions"] + 2 and answered["thought_ms"] is not None  # and the agent's
+    one_line_error(client.post(f"/api/games/{view['id']}/move", json={"action": 0, "reply": "yes"}), 400)

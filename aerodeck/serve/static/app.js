@@ -210,8 +210,14 @@ async function playPage(page, id, params) {
     busy = true; selection = []; typed = ""; setState("waiting");
     $("#hint-out").innerHTML = "";
     try {
-      view = await api("POST", `/api/games/${id}/move`, {action});
-      busy = false; draw();
+      const answered = await api("POST", `/api/games/${id}/move`, {action, reply: true});
+      if (answered.moved) {  // the move and the first agent decision after it, drawn one after the other
+        view = answered.moved; busy = false; draw();
+        await sleep(pace);
+        if (PAGE !== mine) return;
+        delete answered.moved;
+      }
+      view = answered; busy = false; draw();
       await run();
     } catch (e) { busy = false; showError(e.message); draw(); }
   };
