@@ -8,8 +8,8 @@ Subjects, each played on the same seeds through ``aerodeck.arena.loop.play_games
 - Flight Tycoon at 5 players, ``examples/house_rules/catchup.py`` against the default rules on the
   batched core (one card more in a hand: nearly the same work);
 
-each judged by the heuristic and by a small search (its rollouts run on the engine of the rules). The
-rounds interleave the two engines, so each ratio (batched / reference games per second) compares figures
+each judged by the heuristic and by a small search (its rollouts run on the engine of the rules). After
+an untimed warm-up game of each subject, the rounds interleave the two engines, so each ratio (batched / reference games per second) compares figures
 taken under the same machine load; the table gives the median over rounds. Prints the table and
 writes ``house_rules_speed.json`` under ``--out`` (default ``out/benchmarks/``).
 
@@ -62,6 +62,10 @@ def main(argv=None) -> int:
     p.add_argument("--out", type=Path, default=Path("out/benchmarks"))
     args = p.parse_args(argv)
     figures: dict[tuple[str, str, str], list[tuple[float, float]]] = {}
+    for spec, rules in subjects():  # warm up (compiled kernels, imports, the house rule's file), untimed
+        for agent in ("heuristic", SEARCH[spec.id]):
+            for rule in rules.values():
+                games_per_second(spec, rule, agent, 1, 99)
     for r in range(args.rounds):
         for spec, rules in subjects():
             for agent, games in (("heuristic", args.games), (SEARCH[spec.id], args.search_games)):
