@@ -37,7 +37,7 @@ STYLE = """
 .board .as-slot { display:flex; flex-direction:column; align-items:center; font-size:12px; }
 .board .as-empty { width:48px; height:48px; border:1px dashed #bbb; border-radius:6px; }
 .board .as-ticket { display:flex; gap:6px; align-items:center; }
-.board .as-legend span { margin-right:.8em; }
+.board .as-legend { max-width:500px; font-size:12px; } .board .as-legend span { margin-right:.8em; }
 """
 
 
