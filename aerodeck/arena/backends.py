@@ -142,10 +142,24 @@ class LocalBackend:
             yield result
 
 
+#: Seconds a wait for Ray tasks lasts before the cluster is checked (:meth:`RayBackend.wait`).
+WATCH = 2.0
+
+
+class ClusterLost(ValueError):
+    """The Ray cluster stopped answering in the middle of a run (a ``ValueError``: one line, exit 2)."""
+
+
 class RayBackend:
     """Plays the tasks as Ray tasks on the cluster at ``address``, or on a local Ray started here when
     ``address`` is ``None`` (``num_cpus``: its CPUs, default all). ``ValueError`` when Ray is not
-    installed or the cluster cannot be reached — before any game is played."""
+    installed or the cluster cannot be reached — before any game is played.
+
+    Faults: a worker process that dies in the middle of a task (killed, out of memory) costs that task a
+    second run on another worker (Ray's ``max_retries``), and since a task's games depend only on the run's
+    seed and the games' numbers, nothing else. A cluster that stops answering (its GCS gone) is noticed
+    within :data:`WATCH` seconds of waiting and raised as :class:`ClusterLost`, before Ray's own client
+    gives up on it (a minute later, ending the process)."""
 
     name = "ray"
 
@@ -169,6 +183,21 @@ class RayBackend:
                 where = f"the Ray cluster at {address!r}" if address else "a local Ray"
                 raise ValueError(f"--backend ray: cannot reach {where}: {err}") from None
         self._play = ray.remote(play_task)
+        self.gcs = ray.get_runtime_context().gcs_address
+
+    def wait(self, refs: list) -> list:
+        """The refs of ``refs`` that have ended (at least one), checking every :data:`WATCH` seconds
+        of waiting that the cluster still answers (:class:`ClusterLost` when not)."""
+        while True:
+            ready, _ = self.ray.wait(refs, num_returns=1, timeout=WATCH)
+            if ready:
+                return ready
+            host, _, port = self.gcs.rpartition(":")
+            try:
+                socket.create_connection((host, int(port)), timeout=WATCH).close()
+            except OSError as err:
+                raise ClusterLost(f"--backend ray: the Ray cluster at {self.gcs} stopped answering in the middle "
+                                  f"of the run ({err.strerror or err}); nothing was written") from None
 
     def run(self, tasks: Sequence[Task], done: Callable[[int], None] = lambda n: None) -> list[dict]:
         """The results of ``tasks``, in task order whatever order they finish in."""
@@ -177,7 +206,9 @@ class RayBackend:
         results: list[dict | None] = [None] * len(refs)
         pending = list(refs)
         while pending:
-            ready, pending = self.ray.wait(pending, num_returns=1)
+            ready = self.wait(pending)
+            finished = set(ready)
+            pending = [ref for ref in pending if ref not in finished]
             for ref in ready:
                 i = index[ref]
                 results[i] = self.ray.get(ref)
@@ -209,7 +240,7 @@ class RayBackend:
                     started += 1
                 if not running:
                     break
-                ready, _ = self.ray.wait(list(running), num_returns=1)
+                ready = self.wait(list(running))
                 for ref in ready:
                     i, item, began = running.pop(ref)
                     finished[i] = self.ray.get(ref)
@@ -218,6 +249,9 @@ class RayBackend:
                 while yielded in finished:
                     yield finished.pop(yielded)
                     yielded += 1
+        except ClusterLost:
+            running.clear()  # nothing to cancel on a cluster that is gone
+            raise
         finally:
             for ref in running:
                 self.ray.cancel(ref, force=True)

@@ -1,12 +1,12 @@
 """Faults on Ray: a worker process killed (SIGKILL) in the middle of a task of ``aerodeck bench``,
 ``compare``, ``tune`` and training's teacher play changes no result — Ray runs the task again on another
 worker (``max_retries``) and, since a task's games depend only on (run seed, game index), the files are
-those of a run without the fault; a cluster that cannot be reached is one line and exit 2 with nothing
-written.
+those of a run without the fault; a cluster that cannot be reached, or that dies in the middle of a
+run, is one line and exit 2 with nothing written.
 
 A local Ray of 2 CPUs; a killer thread watches this process's descendants and kills the first worker
 seen running the named task (its process title ``ray::<task>``), once, and the test checks it did.
-``-m long`` (about a minute and a half on 2 busy cores)::
+``-m long`` (about four minutes on 2 busy cores)::
 
     .venv/bin/python -m pytest -p no:xdist -q -m long tests/arena/test_ray_faults.py
 """
@@ -172,6 +172,42 @@ def test_rllib_training_refuses_an_unreachable_cluster_in_one_line(tmp_path, cap
     err = [line for line in capsys.readouterr().err.splitlines() if "error" in line]
     assert len(err) == 1 and "unreachable" in err[0], err
     assert not (tmp_path / "run").exists()
+
+
+def test_a_cluster_that_dies_mid_run_is_one_line_and_exit_2_with_nothing_written(tmp_path):
+    """``aerodeck bench --backend ray`` in its own process (its own local Ray); once a task runs, the
+    cluster's GCS and raylet are killed: the bench stops within seconds with one line of its own, exit 2,
+    and neither its folder nor a temporary one is left (Ray's client adds lines of its own)."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "bench"
+    proc = subprocess.Popen([sys.executable, "-m", "aerodeck.cli.main", "bench", MULTI.id, "--agent", MULTI.opponent,
+                             "--agent", "random", "--players", "3", "--games", "4000", "--chunk", "40", "--backend", "ray",
+                             "--out", str(out), "--no-progress"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    driver, killed = psutil.Process(proc.pid), []
+    deadline = time.monotonic() + 240
+    while proc.poll() is None and not killed and time.monotonic() < deadline:
+        titles = {}
+        for child in driver.children(recursive=True):
+            try:
+                titles[child] = " ".join(child.cmdline())
+            except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+                pass
+        if any(t.startswith("ray::play_bench_task") for t in titles.values()):
+            for child, title in titles.items():
+                if "gcs_server" in title or "/raylet" in title:
+                    child.kill()
+                    killed.append(title.split()[0])
+        time.sleep(0.1)
+    try:
+        _, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert len(killed) == 2, ("the cluster's GCS and raylet were not both seen", killed)
+    ours = [line for line in err.splitlines() if line.startswith("aerodeck ")]
+    assert proc.returncode == 2 and len(ours) == 1 and "stopped answering in the middle of the run" in ours[0], err[-2000:]
+    assert not list(tmp_path.iterdir())  # no folder, no temporary sibling, no lock
 
 
 def test_no_ray_process_is_left_behind():
