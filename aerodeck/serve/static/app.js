@@ -32,8 +32,9 @@ async function api(method, url, data) {
   return body;
 }
 
-function fileUrl(ref) { return `/files/${ref.root}/${ref.path.split("/").map(encodeURIComponent).join("/")}`; }
-function watchHash(ref, game) { return `#/watch/${ref.root}/${ref.path}` + (game !== undefined ? `?game=${game}` : ""); }
+const encPath = (p) => p.split("/").map(encodeURIComponent).join("/");
+function fileUrl(ref) { return `/files/${ref.root}/${encPath(ref.path)}`; }
+function watchHash(ref, game) { return `#/watch/${ref.root}/${encPath(ref.path)}` + (game !== undefined ? `?game=${game}` : ""); }
 
 function parseHash() {
   const h = location.hash.replace(/^#/, "") || "/";
@@ -285,7 +286,7 @@ async function listPage(page, what) {
         : "<p class='muted'>no replay files</p>";
     } else {
       html += root.runs.length ? `<table class="data runs"><tr><th>folder</th><th>tool</th><th>command</th><th>written</th></tr>` +
-        root.runs.map((r) => `<tr><td><a href="#/run/${r.root}/${esc(r.path)}">${esc(r.path)}</a></td><td>${esc(r.kind)}</td>
+        root.runs.map((r) => `<tr><td><a href="#/run/${r.root}/${esc(encPath(r.path))}">${esc(r.path)}</a></td><td>${esc(r.kind)}</td>
           <td><code>${esc(r.command)}</code></td><td class="small">${when(r.modified)}</td></tr>`).join("") + "</table>"
         : "<p class='muted'>no output folders</p>";
     }
@@ -307,7 +308,7 @@ async function watchPage(page, root, path, params) {
     <div class="controls"><label for="game-pick">game</label><select id="game-pick">${file.games.map((g) =>
       `<option value="${g.index}" ${g.index === game ? "selected" : ""}>${g.index}: seed ${g.seed} · ${esc(g.agents.join(", "))} · ${g.decisions} decisions · score ${esc(JSON.stringify(g.result.score))}</option>`).join("")}</select></div>
     <div id="film"></div>`;
-  $("#game-pick").addEventListener("change", (ev) => { location.hash = `#/watch/${root}/${path}?game=${ev.target.value}`; });
+  $("#game-pick").addEventListener("change", (ev) => { location.hash = `#/watch/${root}/${encPath(path)}?game=${ev.target.value}`; });
   if (!file.games.length) { $("#film").innerHTML = "<p>The file holds no games.</p>"; setState("ready"); return; }
   const film = await api("GET", `/api/replay/game?${q}&game=${game}`);
   if (PAGE !== mine) return;
@@ -336,7 +337,7 @@ async function watchPage(page, root, path, params) {
       f.candidates.map((c) => `<tr class="${c[0] === f.chosen ? "chosen" : ""}"><td>${esc(c[1])}</td><td>${c[2]}</td></tr>`).join("") + "</table>" : "";
     $("#first").disabled = $("#back").disabled = i === 0;
     $("#next").disabled = $("#last").disabled = i === last;
-    history.replaceState(null, "", `#/watch/${root}/${path}?game=${game}&d=${i}`);
+    history.replaceState(null, "", `#/watch/${root}/${encPath(path)}?game=${game}&d=${i}`);
   };
   const go = (k) => { i = Math.min(Math.max(k, 0), last); show(); };
   $("#first").onclick = () => go(0); $("#back").onclick = () => go(i - 1);
