@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from aerodeck.bench.tasks import Evaluation, Interval, Task, mean_interval, task_key
+from aerodeck.bench.deals import task_key
+from aerodeck.bench.results import Evaluation, Interval, mean_interval
 
 
 def check_game_count(games) -> int:
@@ -31,12 +32,12 @@ def check_game_count(games) -> int:
     return int(games)
 
 
-def opponent_seed(task: Task) -> int:
+def opponent_seed(task) -> int:
     """The seed of a task's opponents in evaluation (their key: fixed by the task's name)."""
     return task_key(task.name + "/opponents")
 
 
-def learner_agent(task: Task, agent, rules, seed: int):
+def learner_agent(task, agent, rules, seed: int):
     """The agent that plays the learner's seat under ``rules``: built from a spec or a ``rules -> Agent``
     callable, or ``agent`` itself."""
     from aerodeck.agents.base import Agent
@@ -64,7 +65,7 @@ def agent_label(agent) -> str:
     return str(getattr(agent, "name", None) or getattr(agent, "__name__", None) or type(agent).__name__)
 
 
-def lineups(task: Task, games: int) -> tuple[np.ndarray, np.ndarray]:
+def lineups(task, games: int) -> tuple[np.ndarray, np.ndarray]:
     """The seats of evaluation games ``0 .. games-1``: ``lineup`` ``int64 (games, n)`` — the agent index
     of each seat, 0 the learner and 1.. the opponents (the distinct specs of ``task.opponents`` in order)
     — and the learner's seat ``int64 (games,)``."""
@@ -82,7 +83,7 @@ def lineups(task: Task, games: int) -> tuple[np.ndarray, np.ndarray]:
     return lineup, seat
 
 
-def play(task: Task, rules, learner, seeds: np.ndarray, *, batch_size: int = 4096, progress=False) -> np.ndarray:
+def play(task, rules, learner, seeds: np.ndarray, *, batch_size: int = 4096, progress=False) -> np.ndarray:
     """The learner's raw score in each game of ``seeds`` under ``rules``: ``float64 (G,)``."""
     from aerodeck.arena.loop import play_games
 
@@ -99,7 +100,7 @@ def play(task: Task, rules, learner, seeds: np.ndarray, *, batch_size: int = 409
     return out["win_share"][np.arange(seeds.size), seat]
 
 
-def normalized_interval(task: Task, raw: Interval, variant: int | None = None) -> Interval:
+def normalized_interval(task, raw: Interval, variant: int | None = None) -> Interval:
     """``raw`` mapped through the task's references (random → 0, heuristic → 1); the interval also carries
     the references' own standard errors (their play's noise on the deals), by the delta method."""
     z = task.normalize(raw.value, variant)
@@ -107,7 +108,7 @@ def normalized_interval(task: Task, raw: Interval, variant: int | None = None) -
     return Interval(z, z - half, z + half, raw.n)
 
 
-def _half(task: Task, raw_half: float, z, variant: int | None) -> float:
+def _half(task, raw_half: float, z, variant: int | None) -> float:
     """The normalized half-width: the raw one and the references' (``z``: the normalized score)."""
     ref = task.reference if variant is None else task.reference["variants"][variant]
     span = abs(ref["heuristic"] - ref["random"])
@@ -116,7 +117,7 @@ def _half(task: Task, raw_half: float, z, variant: int | None) -> float:
     return float(np.sqrt(raw_half**2 + (t * se_r * (1 - z)) ** 2 + (t * se_h * z) ** 2) / span)
 
 
-def evaluate(task: Task, agent, games: int | None = None, seed: int = 0, *, batch_size: int = 4096,
+def evaluate(task, agent, games: int | None = None, seed: int = 0, *, batch_size: int = 4096,
              progress=False) -> Evaluation:
     """See :meth:`aerodeck.bench.tasks.Task.evaluate`."""
     from aerodeck.envs.common.checks import check_seed

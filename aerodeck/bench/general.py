@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from aerodeck.bench.tasks import Task, training_seeds
+from aerodeck.bench.deals import training_seeds
 
 
 def group_sizes(num_envs: int, groups: int) -> list[int]:
@@ -60,7 +60,7 @@ class GeneralVecEnv:
     """``num_envs`` games over the train variants of ``task`` (see the module docstring); ``seed``: the run
     seed (each group's deals are keyed from it)."""
 
-    def __init__(self, task: Task, num_envs: int, seed: int = 0) -> None:
+    def __init__(self, task, num_envs: int, seed: int = 0) -> None:
         if not task.general:
             raise ValueError(f"task {task.name} is not a rules-generalization task")
         self.task, self.space = task, task.space
@@ -147,7 +147,7 @@ class GeneralPolicyAgent:
     -> int64 (B,)`` family actions (greedy)."""
 
     @staticmethod
-    def factory(task: Task, policy, name: str = "policy"):
+    def factory(task, policy, name: str = "policy"):
         from aerodeck.agents.base import Agent
 
         class _Variant(Agent):

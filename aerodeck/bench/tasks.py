@@ -24,19 +24,22 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
 import json
-import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from aerodeck import envs
+from aerodeck.bench.deals import (  # noqa: F401  (part of the tasks' API)
+    EVAL_BIT, _training_list, evaluation_seeds, is_evaluation_seed, task_key, training_seeds,
+)
+from aerodeck.bench.evaluate import evaluate
+from aerodeck.bench.general import GeneralSB3VecEnv, GeneralVecEnv
+from aerodeck.bench.results import LEVEL, Evaluation, Interval, mean_interval  # noqa: F401
 from aerodeck.envs.airport_scramble.vector import AirportScrambleVectorEnv
 from aerodeck.envs.common.checks import check_seed
-from aerodeck.envs.common.rng import game_seeds
 
 #: The folder of the task data files shipped with the package.
 DATA = Path(__file__).resolve().parent / "data"
@@ -44,99 +47,6 @@ DATA = Path(__file__).resolve().parent / "data"
 REFERENCE_FILE = DATA / "reference.json"
 #: The rules-generalization split of each game (``aerodeck tasks --split`` writes it).
 VARIANTS_FILE = DATA / "variants.json"
-#: Every evaluation deal's seed has this bit set; no training deal's has (see the module docstring).
-EVAL_BIT = np.uint64(1 << 63)
-#: The confidence level of every interval of the protocol.
-LEVEL = 0.95
-
-
-# --- deals ----------------------------------------------------------------------------------------------
-
-def task_key(name: str) -> int:
-    """The 64-bit key of a task's evaluation deals: the first 8 bytes of the SHA-256 of its name
-    (fixed forever for a versioned name)."""
-    return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "little")
-
-
-def evaluation_seeds(name: str, games: int) -> np.ndarray:
-    """The first ``games`` evaluation deals of task ``name``: ``uint64 (games,)``, every one with the top
-    bit set (:data:`EVAL_BIT`), from the counter-based stream keyed by :func:`task_key`."""
-    return game_seeds(task_key(name), games) | EVAL_BIT
-
-
-def training_seeds(seed: int, count: int) -> np.ndarray:
-    """``count`` training deals of a run seeded ``seed`` (any seed in ``[0, 2**64)``): ``uint64 (count,)``,
-    every one below 2**63 (the top bit cleared), so never an evaluation deal."""
-    return game_seeds(check_seed(seed), count) & ~EVAL_BIT
-
-
-def is_evaluation_seed(seeds) -> np.ndarray:
-    """``bool`` per seed: whether it lies in the evaluation half (top bit set)."""
-    return (np.asarray(seeds, np.uint64) & EVAL_BIT) != 0
-
-
-# --- results --------------------------------------------------------------------------------------------
-
-@dataclasses.dataclass(frozen=True)
-class Interval:
-    """A mean with its 95 % interval (``low``, ``high``) over ``n`` games."""
-
-    value: float
-    low: float
-    high: float
-    n: int
-
-    def holds(self, x: float) -> bool:
-        """Whether ``x`` lies in the interval."""
-        return self.low <= x <= self.high
-
-    def to_dict(self) -> dict:
-        return {"value": self.value, "low": self.low, "high": self.high, "n": self.n, "level": LEVEL}
-
-    def __str__(self) -> str:
-        return f"{self.value:.3f} [{self.low:.3f}, {self.high:.3f}]"
-
-
-def mean_interval(samples) -> Interval:
-    """The mean of ``samples`` (``float (n,)``) with its Student-t 95 % interval."""
-    from aerodeck.stats.estimates import mean_ci
-
-    est = mean_ci(np.asarray(samples, np.float64), LEVEL)
-    return Interval(float(est.value), float(est.low), float(est.high), int(est.n))
-
-
-@dataclasses.dataclass(frozen=True)
-class Evaluation:
-    """An agent's evaluation on a task.
-
-    ``scores``: the raw score of each game, ``float64 (G,)`` in deal order (a rules-generalization task:
-    ``(V, G)``, one row per held-out variant); ``raw``: their mean with its 95 % interval (a
-    generalization task: the mean over variants); ``normalized``: random = 0, heuristic = 1 with its
-    95 % interval (the references are constants of the task, measured on the same deals);
-    ``variants``: a generalization task's per-variant figures. ``normalized`` is ``None`` while the task
-    has no references (``aerodeck tasks --measure`` measures them)."""
-
-    task: str
-    agent: str
-    seed: int
-    scores: np.ndarray
-    raw: Interval
-    normalized: Interval | None
-    variants: tuple = ()
-
-    @property
-    def games(self) -> int:
-        """Games per rules set."""
-        return int(self.scores.shape[-1])
-
-    def to_dict(self) -> dict:
-        """JSON-ready figures (the per-game scores left out)."""
-        out = {"task": self.task, "agent": self.agent, "seed": self.seed, "games": self.games,
-               "raw": self.raw.to_dict(),
-               "normalized": None if self.normalized is None else self.normalized.to_dict()}
-        if self.variants:
-            out["variants"] = [dict(v) for v in self.variants]
-        return out
 
 
 # --- tasks ----------------------------------------------------------------------------------------------
@@ -282,8 +192,6 @@ class Task:
         (num_envs, n_actions)``, observations ``float32 (num_envs, obs_dim)``, same-step autoreset. A
         rules-generalization task: :class:`aerodeck.bench.general.GeneralVecEnv` over the train variants."""
         if self.general:
-            from aerodeck.bench.general import GeneralVecEnv
-
             return GeneralVecEnv(self, num_envs, seed)
         return self._vec_env(self.rules, num_envs, seed)
 
@@ -310,8 +218,6 @@ class Task:
         """The stable-baselines3 ``VecEnv`` of the same games as :meth:`make_vec_env` (needs the ``train``
         extra; sb3-contrib's MaskablePPO reads its ``action_masks()``)."""
         if self.general:
-            from aerodeck.bench.general import GeneralSB3VecEnv
-
             return GeneralSB3VecEnv(self.make_vec_env(num_envs, seed))
         seed = check_seed(seed)
         if self.spec.solo:
@@ -328,8 +234,6 @@ class Task:
         callable ``rules -> Agent`` (a rules-generalization task builds one per held-out variant);
         ``seed``: the agent's own seed (its random choices; the deals and the opponents' play stay
         the task's). Returns an :class:`Evaluation`."""
-        from aerodeck.bench.evaluate import evaluate
-
         return evaluate(self, agent, games=games, seed=seed, batch_size=batch_size, progress=progress)
 
 
@@ -351,18 +255,6 @@ class TrainingVectorEnv(AirportScrambleVectorEnv):
         if seed is not None:
             seed = [int(s) for s in _training_list(seed, self.num_envs)]
         return super().reset(seed=seed, options=options)
-
-
-def _training_list(seed, count: int) -> np.ndarray:
-    """The deals of a ``reset(seed=...)``: an int → :func:`training_seeds`; a list → checked to lie in
-    the training half."""
-    if np.ndim(seed) == 0:
-        return training_seeds(int(seed), count)
-    seeds = np.asarray(seed, np.uint64)
-    if is_evaluation_seed(seeds).any():
-        raise ValueError("a task's training env deals seeds below 2**63 only (the upper half holds the "
-                         "evaluation deals); give seeds in 0..2**63-1 or one run seed")
-    return seeds
 
 
 def _training_sb3(num_envs: int, seed: int, rules):

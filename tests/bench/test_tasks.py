@@ -48,7 +48,7 @@ def test_each_task_builds_its_batched_training_env_with_masks(name):
     assert masks.dtype == bool and masks.shape[0] == 16 and masks.any(axis=1).all()
     rng = np.random.default_rng(0)
     ended = 0
-    for _ in range(200):
+    for _ in range(120):
         step = env.step(legal_random(env.action_masks(), rng))
         ended += int(np.sum(step[2]))
         assert step[0].shape == obs.shape and step[0].dtype == np.float32
@@ -112,7 +112,7 @@ def test_the_games_a_training_env_deals_are_never_evaluation_deals(name, monkeyp
         env = task.make_vec_env(16, seed=seed)
         env.reset()
         rng = np.random.default_rng(3)
-        for _ in range(300):
+        for _ in range(120):
             env.step(legal_random(env.action_masks(), rng))
     seeds = np.concatenate(dealt)
     assert seeds.size > 32
@@ -148,15 +148,20 @@ def test_normalize_maps_random_to_zero_and_the_heuristic_to_one():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_heuristic_normalizes_to_one_and_random_to_zero_on_the_full_evaluation(name):
-    """Another agent seed than the references' (seed 0) on the task's whole evaluation: the heuristic's
-    normalized interval holds 1 and random's holds 0."""
+    """The protocol's evaluation (agent seed 0, every held-out deal) of the heuristic holds 1 in its
+    normalized interval and random's holds 0. The references are means over 5 agent seeds, not this run
+    alone, so the check fails if play, deals or references drift apart; played in batches of another size
+    than the references', it also checks that the batch does not change a game."""
     task = T.task(name)
-    heuristic = task.evaluate("heuristic", seed=7)
-    random = task.evaluate("random", seed=7)
+    heuristic = task.evaluate("heuristic", batch_size=1000)
+    random = task.evaluate("random", batch_size=1000)
     assert heuristic.games == random.games == task.eval_games
     assert heuristic.normalized.holds(1.0), f"{name}: heuristic {heuristic.normalized}"
     assert random.normalized.holds(0.0), f"{name}: random {random.normalized}"
     assert heuristic.normalized.low > random.normalized.high
+    by_seed = task.reference.get("random_by_seed") or task.reference["variants"][0]["random_by_seed"]
+    first = random.raw.value if not task.general else float(random.scores[0].mean())
+    assert first == pytest.approx(by_seed[0])  # seed 0 of the references, played again
 
 
 def test_an_agent_object_and_its_spec_evaluate_alike():
