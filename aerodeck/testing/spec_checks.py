@@ -195,6 +195,33 @@ def text(spec):
     assert picture.dtype == np.uint8 and picture.ndim == 3 and picture.shape[2] == 3, "picture() is not uint8 (H, W, 3)"
 
 
+@contract_check("web", "web", applies=lambda spec: spec.web is not None)
+def web(spec):
+    """The page of ``aerodeck serve``: the board draws for the seat to act and a spectator; each legal
+    move's clickable parts are on the board and name that move alone."""
+    module = spec.web_module()
+    assert isinstance(getattr(module, "STYLE", None), str), f"{module.__name__} has no STYLE (the board's CSS)"
+    core = spec.make_core()
+    state = core.init(np.array([5]))
+    rng = np.random.default_rng(5)
+    for _ in range(30):
+        if state.done.all():
+            break
+        seat = int(core.to_act(state)[0])
+        board = module.board(core, state, seat)
+        assert isinstance(board, str) and board, f"board(core, state, {seat}) is not HTML text"
+        assert isinstance(module.board(core, state, None), str), "board(core, state, None): no spectator's board"
+        drawn = set(re.findall(r'data-part="([^"]+)"', board))
+        named: dict[tuple, int] = {}
+        for action in np.flatnonzero(core.legal_mask(state)[0]).tolist():
+            parts = module.parts(core, state, action)
+            assert set(parts) <= drawn, f"action {action}: parts {parts} are not all on the board (data-part)"
+            key = tuple(sorted(parts))
+            assert not parts or key not in named, f"actions {named.get(key)} and {action} have the same parts {parts}"
+            named[key] = action
+        core.step(state, np.maximum(sample_legal(core.legal_mask(state), rng.random(1)), 0))
+
+
 @contract_check("metrics", "metrics", applies=lambda spec: spec.metrics is not None)
 def metrics(spec):
     """The metric recorder gives finite ratios of the declared width for every metric."""
