@@ -17,6 +17,10 @@ estimates, the paired differences, the fair-share tests, the judges' agreement a
 - The judges' tables (``Table.judge``) are set side by side by a paired test of the difference between
   their effects on the same games (Holm over that family): agree, no detectable difference, disagree.
 - The skill share (``skill.py``): how much of the outcome the players' decisions explain, per variant.
+- Power (``power.py``): per comparison the games that detect its metric's practical size at the verdict's
+  level with 80 % power (``power``), and whether a detected change is smaller than it (``small``).
+- Blind judges (``changed.py``): per variant and table the games played with the same decisions as under
+  the base (``identical``), and the judges that did so in 95 % of the games or more (``blind``).
 """
 
 from __future__ import annotations

@@ -1,10 +1,13 @@
 """``report.md`` of ``aerodeck compare / sweep / tune``, written for a designer: a summary in words first
-(per variant one sentence on the game's headline metrics with intervals at the verdicts' level, the
-skill share and the judges' agreement; the judges and what each is; how the verdicts were reached; the
-other detected changes by standardised effect, breakdown cells last; what did not change; where the
-judges' effects differ; which seats are favoured), then the verdicts of the judges' tables, the skill
-share, the search (``tune``), every metric, and an appendix with the other tables' verdicts (the mixed
-table, agents that are not judges).
+(per variant one sentence — in a multi-player game opening with the first seat's share of the win against
+the fair share 1/n, the base's too — on the game's headline metrics with intervals at the verdicts' level,
+a share's change in points, a change smaller than its practical size marked, the skill share and the
+judges' agreement; the judges that barely react to the rule; the games a question without a verdict
+needs; the judges and what each is; how the verdicts were reached; the other detected changes by
+standardised effect, breakdown cells last; what did not change; where the judges' effects differ; which
+seats are favoured), then the verdicts of the judges' tables, the skill share, the games that changed
+(``--save-games changed``), the search (``tune``), every metric, and an appendix with the other tables'
+verdicts (the mixed table, agents that are not judges).
 """
 
 from __future__ import annotations
