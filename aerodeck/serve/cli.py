@@ -107,7 +107,9 @@ def main(args: argparse.Namespace) -> int:
     print(f"aerodeck serve: {url} (Ctrl-C to stop)" + (f" · reading {', '.join(map(str, args.runs))}" if args.runs else ""),
           flush=True)
     if not args.no_browser:
-        threading.Timer(0.5, webbrowser.open, (url,)).start()
+        opener = threading.Timer(0.5, webbrowser.open, (url,))
+        opener.daemon = True  # never holds the process open once the server has stopped
+        opener.start()
     try:
         server.run(sockets=[sock])
     except KeyboardInterrupt as stop:  # Ctrl-C or SIGTERM: said in one line by aerodeck's main
