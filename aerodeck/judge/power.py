@@ -94,6 +94,6 @@ def size_text(delta: float, metric: dict) -> str:
 def small(c: dict, alpha: float = 0.05) -> bool:
     """Whether a comparison found a change (Holm-adjusted p below ``alpha``) smaller than its metric's
     practical size."""
-    pw = c.get("power")
-    return (pw is not None and c.get("p_holm") is not None and c["p_holm"] < alpha
-            and abs(c["difference"]["value"]) < pw["practical"])
+    pw, d = c.get("power"), c["difference"]
+    value = d["value"] if isinstance(d, dict) else d.value
+    return pw is not None and c.get("p_holm") is not None and c["p_holm"] < alpha and abs(value) < pw["practical"]
