@@ -25,6 +25,14 @@ every "change" is false.
 The output folder (``--out``) holds ``report.md``, ``results.json``, ``games.csv``, PNG plots and
 ``variants.toml`` (the variants, readable by ``--variants``), written as a whole at the end; the same
 ``--seed`` gives the same files, numbers exactly.
+
+``--save-games changed`` (or ``--changed K``) adds the games whose outcome differs between the base and a
+variant under each judge, largest difference first, with the decision where the two games split:
+``changed.csv`` and the pairs of games in ``replays/changed/`` (``aerodeck replay OUT --changed N`` opens
+one side by side). The report says how many games a question without a verdict needs (each metric's
+practical size, ``--practical METRIC=SIZE``), marks a detected change smaller than it, and flags a judge
+that played the same decisions under base and variant in 95 % of the games or more
+(``aerodeck.judge.power``, ``aerodeck.judge.changed``).
 """
 
 from __future__ import annotations
