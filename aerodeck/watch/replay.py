@@ -6,7 +6,10 @@
 ``--gif OUT.gif`` draws it as an animation from the env's ``rgb_array`` pictures, one frame per decision
 (into a folder that exists; the file appears whole or not at all; an existing GIF is replaced, and the
 line that names the new one says so; an existing file that is not a GIF is refused, never overwritten).
-A replay file carries its game's rules, so the command takes no rule options.
+A replay file carries its game's rules, so the command takes no rule options. ``--from-decision D`` starts
+at the table before decision D. Two games side by side (:mod:`aerodeck.watch.pair`): ``aerodeck replay OUT
+--changed N`` opens row N of a compare folder's ``changed.csv`` (``aerodeck replay OUT`` lists them), and
+``aerodeck replay FILE_A FILE_B --game I`` game I of two files, from the decision where they split.
 """
 
 from __future__ import annotations
