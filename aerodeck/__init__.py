@@ -5,7 +5,11 @@ and discovers the games of installed plugins (entry-point group ``aerodeck.games
 
 - ``aerodeck.envs``: the games (rules, engines, environment APIs) and their registry;
 - ``aerodeck.agents``: policies on batches (random, heuristic, search, expert, ppo);
-- ``aerodeck.train``: the tools users run (train, bench, compare / sweep / tune, play, replay) and the CLI;
+- ``aerodeck.train``: training (``aerodeck train``, RLlib, the one-file PPO);
+- the tools users run, each in a folder named for it: ``aerodeck.cli`` (the ``aerodeck`` command, ``aerodeck
+  run``), ``aerodeck.arena`` (the play loop every tool uses, backends, output folders, replay files),
+  ``aerodeck.stats``, ``aerodeck.bench``, ``aerodeck.judge`` (compare / sweep / tune), ``aerodeck.watch``
+  (play, replay), ``aerodeck.serve`` (the web app);
 - ``aerodeck.tasks()`` / ``aerodeck.task(name)``: the benchmark's named tasks (``aerodeck.bench.tasks``);
 - ``aerodeck.testing``: the contract check a game's author runs (:func:`aerodeck.testing.check_game`).
 
