@@ -106,3 +106,13 @@ def test_save_games_refuses_what_is_neither_a_count_nor_changed(bad, tmp_path, c
     err = capsys.readouterr().err
     assert status == 2 and "--save-games" in err and "changed" in err
     assert not (tmp_path / "x").exists()
+
+
+def test_the_changed_games_and_identical_play_are_the_same_for_any_chunk_and_with_or_without_actions(tmp_path, capsys):
+    base = ["compare", SOLO.id, "--variant", variant(SOLO, "v"), "--agent", "random", "--games", "30"]
+    run([*base, "--save-games", "changed", "--out", str(tmp_path / "a")], capsys)
+    run([*base, "--save-games", "changed", "--chunk", "7", "--out", str(tmp_path / "b")], capsys)
+    run([*base, "--out", str(tmp_path / "c")], capsys)  # no actions kept: the decisions' hash alone
+    assert (tmp_path / "a" / "changed.csv").read_bytes() == (tmp_path / "b" / "changed.csv").read_bytes()
+    shares = [json.loads((tmp_path / x / "results.json").read_text())["identical"] for x in "abc"]
+    assert shares[0] == shares[1] == shares[2]
