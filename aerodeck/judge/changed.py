@@ -4,9 +4,9 @@ the base, where the two games split, and how often a judge played exactly the sa
 Game i is played on the same seed under every variant (common random numbers), so a judge's game i under
 the base and under a variant can be set side by side decision by decision:
 
-- ``aerodeck.arena.trace.Trace`` watches the play (a ``play_games`` observer) and keeps each game's decisions — every
-  seat's, in the order the table took them — as a 64-bit hash and a count, and, when asked, the actions
-  themselves.
+- ``aerodeck.arena.trace.Trace`` watches the play (a ``play_games`` observer) and keeps each game's
+  decisions — every seat's, in the order the table took them — as a 64-bit hash and a count, and, when
+  asked, the actions themselves.
 - :func:`identical_shares`: per variant and judge, the games whose decisions were identical under both
   rules (equal hash and count; with the actions kept, equal actions). A judge that played the same in
   nearly every game barely reacts to the rule (:func:`blind_judges`).
@@ -24,6 +24,7 @@ import re
 import numpy as np
 
 from aerodeck.arena.trace import identical, split_decisions
+
 #: A judge that played identically under base and variant in at least this share of the games is flagged.
 BLIND_SHARE = 0.95
 #: The columns of ``changed.csv``.
