@@ -85,7 +85,7 @@ def add_parser(sub) -> None:
     p.add_argument("--address", metavar="ADDR", help="--backend ray: the cluster's address (default: a local Ray)")
     p.add_argument("--chunk", type=int, metavar="N",
                    help="games per task (default: here, all of a window; on Ray, about four tasks per CPU)")
-    p.set_defaults(func=main)
+    p.set_defaults(func=main, bench_parser=p)
 
 
 def lineup_seats(text: str) -> list[str]:
@@ -126,8 +126,12 @@ def main(args: argparse.Namespace) -> int:
         from aerodeck.bench import task_bench
 
         return task_bench.main(args)
-    if args.game is None:
-        raise ValueError(f"give the game ({', '.join(envs.games())}) or --task NAME (see `aerodeck tasks`)")
+    if args.game is None:  # as argparse says a missing argument: the usage, then the error
+        parser = args.bench_parser
+        parser.print_usage(sys.stderr)
+        print(f"{parser.prog}: error: the following arguments are required: game (or --task NAME, see "
+              f"`aerodeck tasks`)", file=sys.stderr)
+        return 2
     spec = envs.spec(args.game)
     if args.batch_size < 1:
         raise ValueError(f"--batch-size must be at least 1, got {args.batch_size}")

@@ -66,13 +66,18 @@ def test_bench_task_on_a_multi_player_task_plays_the_learner_against_the_tasks_o
     (["--task", "as-standard-v0", "--rule", "face_up=3"], "--rule cannot be combined with --task"),
     (["--task", "ft4-random-v0", "--lineup", "random,random,random,random"], "--lineup cannot be combined with --task"),
     (["--task", "as-standard-v0", "--backend", "ray"], "--task plays here"),
-    ([], "give the game"),
 ])
 def test_bench_task_refuses_what_contradicts_the_task_in_one_line(argv, message, tmp_path, capsys):
     assert run([*argv, "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "out").exists()
+
+
+def test_bench_without_a_game_or_a_task_shows_the_usage(capsys):
+    assert run([]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: aerodeck bench") and "required: game (or --task NAME" in err
 
 
 def test_tasks_refuses_a_task_filter_without_measure(capsys):
