@@ -141,9 +141,9 @@ class Env:
 
 
 def evaluate(task, agent, games: int) -> dict:
-    """``{"raw", "low", "high", "normalized"}``: ``task.evaluate`` of ``agent`` (greedy, the task's held-out
-    deals; ``low``, ``high``: the raw score's 95 % interval). ``normalized`` is NaN while the task has no
-    reference scores (``aerodeck tasks --measure``)."""
+    """``{"raw", "low", "high", "normalized"}`` of ``agent`` on the first ``games`` of the task's held-out deals
+    (0: its ``eval_games``), played as ``Task.evaluate`` plays them (``aerodeck.bench.evaluate.play``); ``low``,
+    ``high``: the raw score's 95 % interval; ``normalized`` NaN while the task has no reference scores."""
     from aerodeck.bench.evaluate import play
     from aerodeck.bench.tasks import mean_interval
 
@@ -187,14 +187,13 @@ def train(args: Args) -> dict:
     agent = ppo_lite.PPOLiteAgent.from_network(net, task.rules)
 
     def checkpoint_and_eval():
-        nonlocal wall
         net.eval()
         result = evaluate(task, agent, args.eval_games)
         net.train()
         rows.append({"steps": step, "wall_s": round(wall, 1), **{k: round(v, 5) for k, v in result.items()}})
         for k, v in result.items():
             writer.add_scalar(f"eval/{k}", v, step)
-        print(f"step {step:>10,}  wall {wall:7.0f}s  eval raw {result['raw']:.4f}  normalized {result.get('normalized', float('nan')):.3f}",
+        print(f"step {step:>10,}  wall {wall:7.0f}s  eval raw {result['raw']:.4f}  normalized {result['normalized']:.3f}",
               flush=True)
         with open(out / "eval.csv", "w", newline="") as fh:
             w = csv.DictWriter(fh, fieldnames=list(rows[0]))
@@ -213,7 +212,7 @@ def train(args: Args) -> dict:
     logp_b, rew_b, done_b, val_b = (torch.zeros((T, N)) for _ in range(4))
     next_obs, next_mask = torch.as_tensor(env.obs), torch.as_tensor(env.masks)
     next_done = torch.zeros(N)
-    env_time, session, next_eval = 0.0, time.time(), step + args.eval_every
+    env_time, session, next_eval = 0.0, time.time(), (step // args.eval_every + 1) * args.eval_every
     start = session - wall
     episodes: list[tuple] = []
     while step < args.total_steps and not (args.minutes and wall >= 60 * args.minutes):
@@ -291,9 +290,9 @@ def train(args: Args) -> dict:
             if episodes[0][1] is not None:
                 writer.add_scalar("charts/win_share", float(np.mean([e[1] for e in episodes])), step)
             episodes = []
-        if step >= next_eval:
+        if step >= next_eval:  # the first rollout to reach each multiple of eval_every
             checkpoint_and_eval()
-            next_eval += args.eval_every
+            next_eval = (step // args.eval_every + 1) * args.eval_every
     if rows[-1]["steps"] != step:
         checkpoint_and_eval()
     writer.close()
