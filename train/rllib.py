@@ -493,7 +493,7 @@ def _budgets(steps: int | None, minutes: float | None) -> tuple[int | None, floa
 def train(game: str, out: str | Path, *, rules=None, steps: int | None = None, minutes: float | None = None,
           seed: int = 0, opponents=(), evaluate_every: int | None = None, eval_games: int = EVAL_GAMES, setup=None,
           resume: bool = False, address: str | None = None, cpus: int | None = None, command: str = "",
-          clock: Clock | None = None) -> Path:
+          clock: Clock | None = None, task: str | None = None) -> Path:
     """Train ``game`` with RLlib's PPO into the run folder ``out`` (see the module docstring) and return it.
 
     ``steps`` (env steps) or ``minutes`` (wall time from ``clock``'s start; default now): the budget
@@ -503,8 +503,10 @@ def train(game: str, out: str | Path, *, rules=None, steps: int | None = None, m
     ``aerodeck.train.rllib.Setup`` (scale and PPO settings; its seed and opponents are replaced by
     ``seed`` and ``opponents``). ``evaluate_every``: env steps between evaluations (default: a quarter of a
     ``--steps`` budget, or :data:`UPDATES_PER_EVALUATION` updates). ``address``/``cpus``: the Ray cluster, or
-    a local Ray's CPUs, when Ray is not running yet. ``ValueError`` (one line) for bad input, before Ray
-    starts where it can be checked before."""
+    a local Ray's CPUs, when Ray is not running yet. ``task``: a benchmark task's name
+    (``aerodeck.bench.tasks``, e.g. ``ft4-heuristic-v0``) whose rules and opponents the run takes, so that
+    its evaluations are the task's. ``ValueError`` (one line) for bad input, before Ray starts where it can
+    be checked before."""
     from aerodeck.train.rllib_ppo import Setup
 
     clock = clock or Clock()
@@ -521,6 +523,8 @@ def train(game: str, out: str | Path, *, rules=None, steps: int | None = None, m
         from aerodeck.train.run import check_new_out
 
         check_new_out(out)
+        if task is not None:
+            rules, opponents = task_settings(spec, task, rules, opponents)
         rules = rules if rules is not None else spec.rules_class()()
         opponents = tuple(opponents or ())
         if opponents and spec.solo:
@@ -540,6 +544,24 @@ def train(game: str, out: str | Path, *, rules=None, steps: int | None = None, m
         run = Run(spec, rules, setup, total, total, out, command or f"python -m aerodeck.train.rllib {spec.id}",
                   every, eval_games, clock)
     return execute(run, address, cpus)
+
+
+def task_settings(spec, name: str, rules, opponents) -> tuple[object, tuple[str, ...]]:
+    """The rules and opponents of the benchmark task ``name`` for a run of ``spec``'s game; ``ValueError``
+    for a task of another game, one this training does not serve (a rules-generalization or population
+    task), or rules or opponents given besides."""
+    from aerodeck.bench import tasks
+
+    task = tasks.task(name)
+    if task.game != spec.id:
+        raise ValueError(f"--task {name} is a task of {task.game}, not {spec.id}")
+    if task.general or task.population:
+        raise ValueError(f"--task {name}: a {'rules-generalization' if task.general else 'population'} task is not "
+                         "trained with RLlib here; tasks: " + ", ".join(
+                             n for n in tasks.names() if n in tasks.SPECS and not tasks.task(n).population))
+    if rules is not None or opponents:
+        raise ValueError(f"--task {name} sets the rules and the opponents: drop --rule/--players/--opponent")
+    return task.rules, task.opponents
 
 
 def resumed(spec, out: Path, steps, minutes, command: str, clock: Clock, evaluate_every) -> Run:
@@ -632,6 +654,8 @@ def main(argv=None) -> int:
     p.add_argument("--opponent", dest="opponents", action="append", default=[], metavar="AGENT",
                    help="multi-player games: a fixed opponent (agent spec) for every other seat, or repeat once per "
                         "seat offset 1..n-1; none: self-play with one shared policy")
+    p.add_argument("--task", metavar="NAME", help="a benchmark task (aerodeck tasks) whose rules and opponents the run "
+                   "takes, e.g. as-standard-v0, ft4-heuristic-v0; its evaluation deals are the run's")
     p.add_argument("--evaluate-every", type=int, metavar="N", help="env steps between evaluations (default: a "
                    f"quarter of --steps, or {UPDATES_PER_EVALUATION} updates under --minutes)")
     p.add_argument("--eval-games", type=int, default=EVAL_GAMES, help=f"deals of each evaluation (default {EVAL_GAMES})")
@@ -668,19 +692,21 @@ def main(argv=None) -> int:
         command = " ".join(shlex.quote(w) for w in ["python", "-m", "aerodeck.train.rllib", *(argv or sys.argv[1:])])
         clock = Clock(began=began)
         if args.resume:
-            if args.rule_items or args.players or args.opponents or args.seed is not None:
+            if args.rule_items or args.players or args.opponents or args.seed is not None or args.task:
                 raise ValueError("--resume continues a run with its own rules, opponents and seed; "
-                                 "drop --rule/--players/--opponent/--seed")
+                                 "drop --rule/--players/--opponent/--seed/--task")
             train(spec.id, args.out, steps=args.steps, minutes=args.minutes, resume=True, address=args.address,
                   cpus=args.cpus, command=command, clock=clock, evaluate_every=args.evaluate_every)
             return 0
-        rules = load_rules(spec, None, args.rule_items, None, players=args.players)
+        if args.resume is False and args.task is not None and (args.rule_items or args.players or args.opponents):
+            raise ValueError(f"--task {args.task} sets the rules and the opponents: drop --rule/--players/--opponent")
+        rules = None if args.task is not None else load_rules(spec, None, args.rule_items, None, players=args.players)
         setup = Setup(env_runners=args.env_runners, envs_per_runner=args.envs_per_runner, batch=args.batch,
                       minibatch=min(args.minibatch, args.batch), epochs=args.epochs, lr=args.lr,
                       threads=args.threads or None)
         train(spec.id, args.out, rules=rules, steps=args.steps, minutes=args.minutes, seed=args.seed or 0,
               opponents=args.opponents, evaluate_every=args.evaluate_every, eval_games=args.eval_games, setup=setup,
-              address=args.address, cpus=args.cpus, command=command, clock=clock)
+              address=args.address, cpus=args.cpus, command=command, clock=clock, task=args.task)
         return 0
     except (ValueError, OSError) as err:
         print(f"python -m aerodeck.train.rllib: error: {err}", file=sys.stderr)

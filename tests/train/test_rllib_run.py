@@ -98,13 +98,14 @@ def test_the_agent_refuses_a_checkpoint_of_another_game(solo_run):
         make_agent(SOLO.id, f"rllib:path={solo_run / 'tb'}", SOLO.make_rules())
 
 
-def test_a_run_against_fixed_opponents_trains_the_learners_seat(tmp_path, local_ray):
-    out = tmp_path / "ft"
-    rules = MULTI.make_rules(**{MULTI.players_option: 3})
-    rllib.train(MULTI.id, out, rules=rules, steps=128, opponents=["random"], setup=TINY, eval_games=9)
+def test_a_run_on_a_benchmark_task_takes_its_rules_and_opponents_and_evaluates_on_its_deals(tmp_path, local_ray):
+    """Flight Tycoon against fixed opponents: the learner's seat in a batched env, the opponents' moves
+    computed inside it."""
+    out = tmp_path / "task"
+    rllib.train(MULTI.id, out, task="ft4-random-v0", steps=128, setup=TINY, eval_games=8)
     record = json.loads((out / "run.json").read_text())
-    assert record["setup"]["opponents"] == ["random"] and record["steps"] >= 128
-    assert rows(out)[-1]["figure"] in ("win_share", "win_rate")
+    assert record["setup"]["opponents"] == ["random"] * 3 and record["rules"][MULTI.players_option] == 4
+    assert {r["deals"] for r in rows(out)} == {"task ft4-random-v0"} and rows(out)[0]["figure"] == "win_share"
 
 
 def test_bad_input_is_one_line_and_exit_2_before_ray_starts(tmp_path, capsys):
@@ -112,7 +113,9 @@ def test_bad_input_is_one_line_and_exit_2_before_ray_starts(tmp_path, capsys):
     for argv, says in (([SOLO.id, "--steps", "0"], "--steps must be from 1"),
                        ([SOLO.id, "--opponent", "random"], "is played solo"),
                        ([MULTI.id, "--opponent", "nobody"], "unknown agent 'nobody'"),
-                       ([SOLO.id, "--resume"], "holds no RLlib run")):
+                       ([SOLO.id, "--resume"], "holds no RLlib run"),
+                       ([MULTI.id, "--task", "as-standard-v0"], f"is a task of {SOLO.id}, not {MULTI.id}"),
+                       ([MULTI.id, "--task", "ft4-random-v0", "--opponent", "random"], "sets the rules and the opponents")):
         assert rllib.main([*argv, "--out", str(tmp_path / "x")]) == 2
         err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
         assert len(err) == 1 and says in err[0], err
