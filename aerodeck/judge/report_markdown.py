@@ -274,6 +274,8 @@ def summary(a: dict) -> list[str]:
         if sentence:
             out.append(f"- {sentence}.")
             said |= {(m, variant) for m in headline_metrics(a)}
+    for variant, line in a.get("failed_variants", {}).items():  # a house rule that failed: its variant stopped
+        out.append(f"- **{variant}** was not judged: {line}.")
     if len(out) > 2:
         out.append("")
     for b in a.get("blind", []):
