@@ -45,7 +45,7 @@ from pathlib import Path
 
 from aerodeck import envs
 from aerodeck.train.budget import Budget, Clock, check_minutes, check_steps
-from aerodeck.train.rllib_ppo import (  # noqa: F401  (the envs, the module and the config, as before)
+from aerodeck.train.rllib_ppo import (  # noqa: F401  (the envs, the module and the config, from here too)
     SHARED, CoreVectorEnv, LearnerVectorEnv, ModuleAgent, Setup, against_random, agent_id, env_steps,
     masked_module_class, multi_agent_env, policy_module, ppo_config, timed_train, torch_threads, train_iterations,
     training_deals)
@@ -103,8 +103,6 @@ def measure(run: Run, module) -> dict:
     heuristic = 1, where the task has references), else ``aerodeck train``'s evaluation on the deals of
     :data:`EVAL_SEED` (``aerodeck.train.model.evaluate``; the training deals all have the top bit clear,
     as ``aerodeck.bench.tasks.training_seeds``'s)."""
-    from aerodeck.train.rllib_ppo import ModuleAgent
-
     task = evaluation_task(run.game, run.rules, run.setup.opponents)
     if task is not None:
         ev = task.evaluate(lambda rules: ModuleAgent(module), games=run.eval_games)
@@ -268,7 +266,6 @@ def setup_dict(setup) -> dict:
 
 
 def module_id(algo) -> str:
-    from aerodeck.train.rllib_ppo import SHARED
     from ray.rllib.core import DEFAULT_MODULE_ID
 
     return SHARED if SHARED in algo.config.policies else DEFAULT_MODULE_ID
@@ -277,8 +274,6 @@ def module_id(algo) -> str:
 def evaluate(run: Run, algo) -> dict:
     """The greedy policy's evaluation now (:func:`measure`): a row of ``evaluations.csv``, TensorBoard's
     ``eval/``, ``best/`` when it is the best so far."""
-    from aerodeck.train.rllib_ppo import policy_module
-
     began = run.clock.now()
     module = policy_module(algo)
     result = {**measure(run, module), "steps": run.steps}
@@ -334,7 +329,7 @@ def probe(setup, spec, rules, seconds: float = 1.0) -> float:
     import torch
     from ray.rllib.core.columns import Columns
 
-    from aerodeck.train import rllib_ppo as rllib
+    from aerodeck.train import rllib_ppo as rllib  # (its private helpers)
 
     if spec.solo or setup.opponents:
         env = rllib._solo_env(spec.id, rules, {"num_envs": setup.envs_per_runner}, setup.deals(), setup.opponents)
@@ -507,8 +502,6 @@ def train(game: str, out: str | Path, *, rules=None, steps: int | None = None, m
     (``aerodeck.bench.tasks``, e.g. ``ft4-heuristic-v0``) whose rules and opponents the run takes, so that
     its evaluations are the task's. ``ValueError`` (one line) for bad input, before Ray starts where it can
     be checked before."""
-    from aerodeck.train.rllib_ppo import Setup
-
     clock = clock or Clock()
     out = Path(out)
     steps, minutes = _budgets(steps, minutes)
@@ -566,8 +559,6 @@ def task_settings(spec, name: str, rules, opponents) -> tuple[object, tuple[str,
 
 def resumed(spec, out: Path, steps, minutes, command: str, clock: Clock, evaluate_every) -> Run:
     """The run in ``out``, to be continued (reads only ``run.json``)."""
-    from aerodeck.train.rllib_ppo import Setup
-
     recover_folder(out / LAST)
     path = out / RUN_FILE
     if not path.is_file() or not (out / LAST).is_dir():
@@ -595,10 +586,6 @@ def resumed(spec, out: Path, steps, minutes, command: str, clock: Clock, evaluat
 def execute(run: Run, address: str | None, cpus: int | None) -> Path:
     """Build the algorithm (from ``last/`` when resumed), train, evaluate and save; returns the folder."""
     from aerodeck.arena.output import OutputFolder
-    from aerodeck.train.rllib_ppo import ppo_config
-
-    from aerodeck.train.rllib_ppo import torch_threads
-
     torch_threads(run.setup.threads)
     with local_ray(address, cpus):
         fit_batch(run)
@@ -639,8 +626,6 @@ def main(argv=None) -> int:
     from aerodeck.arena.args import load_rules
     from aerodeck.arena.stopping import Terminated
     from aerodeck.arena.stopping import terminate
-    from aerodeck.train.rllib_ppo import Setup
-
     p = argparse.ArgumentParser(prog="python -m aerodeck.train.rllib", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("game", choices=envs.games())

@@ -86,6 +86,34 @@ def test_each_seat_sees_only_its_own_observation_and_gets_its_rewards(kind):
     np.testing.assert_allclose(paid, returns)  # each seat's rewards reach it, none lost
 
 
+def test_the_learner_env_plays_the_opponents_inside_and_shows_the_learner_its_own_seat():
+    """Against fixed opponents: every observation is the learner's seat's (the seat of game k is k mod n),
+    the opponents' moves are made inside the env (each step ends on the learner's turn), games end and are
+    dealt anew, and an illegal action is refused."""
+    rules = rules_of(MULTI)
+    env = rllib.LearnerVectorEnv(MULTI.id, rules, num_envs=4, seed=6, opponents=["random"])
+    obs, _ = env.reset()
+    n, rng = env.core.n_players, np.random.default_rng(2)
+    assert env.learner.tolist() == [k % n for k in range(4)]
+    ended = 0
+    for _ in range(300):
+        to_act = env.core.to_act(env.state)
+        waiting = ~env.ended
+        assert (to_act[waiting] == env.learner[waiting]).all()  # the opponents have moved: the learner's turn
+        np.testing.assert_array_equal(obs["observation"][waiting],
+                                      env.core.observe(env.state, env.learner)[waiting])
+        masks = obs["action_mask"] > 0
+        actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks])
+        obs, _, terminated, _, _ = env.step(actions)
+        ended += int(terminated.sum())
+    assert ended > 0 and env.taken > 0 and env.dealt > 4
+    with pytest.raises(ValueError, match="illegal action"):
+        live = np.flatnonzero(~env.ended)
+        bad = np.argmin(obs["action_mask"], axis=1)
+        assert (obs["action_mask"][live, bad[live]] == 0).all()
+        env.step(bad)
+
+
 def test_an_illegal_multi_player_action_is_refused():
     env = rllib.multi_agent_env({"game": MULTI.id, "rules": rules_of(MULTI)})
     obs, _ = env.reset(seed=3)
