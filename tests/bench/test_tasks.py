@@ -48,7 +48,7 @@ def test_each_task_builds_its_batched_training_env_with_masks(name):
     assert masks.dtype == bool and masks.shape[0] == 16 and masks.any(axis=1).all()
     rng = np.random.default_rng(0)
     ended = 0
-    for _ in range(120):
+    for _ in range(60 if task.general else 120):  # a general env steps 16 cores, one per train variant
         step = env.step(legal_random(env.action_masks(), rng))
         ended += int(np.sum(step[2]))
         assert step[0].shape == obs.shape and step[0].dtype == np.float32
@@ -112,7 +112,7 @@ def test_the_games_a_training_env_deals_are_never_evaluation_deals(name, monkeyp
         env = task.make_vec_env(16, seed=seed)
         env.reset()
         rng = np.random.default_rng(3)
-        for _ in range(120):
+        for _ in range(40 if task.general else 120):
             env.step(legal_random(env.action_masks(), rng))
     seeds = np.concatenate(dealt)
     assert seeds.size > 32
@@ -146,7 +146,11 @@ def test_normalize_maps_random_to_zero_and_the_heuristic_to_one():
             assert task.normalize(row["heuristic"], v) == pytest.approx(1.0)
 
 
-@pytest.mark.parametrize("name", NAMES)
+#: The rules-generalization tasks' full evaluations (8 variants each) run with the long tests.
+FULL = [n if n not in T.GENERAL else pytest.param(n, marks=pytest.mark.long) for n in NAMES]
+
+
+@pytest.mark.parametrize("name", FULL)
 def test_heuristic_normalizes_to_one_and_random_to_zero_on_the_full_evaluation(name):
     """The protocol's evaluation (agent seed 0, every held-out deal) of the heuristic holds 1 in its
     normalized interval and random's holds 0. The references are means over 5 agent seeds, not this run
