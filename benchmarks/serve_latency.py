@@ -1,6 +1,6 @@
 """How fast ``aerodeck serve`` answers a person's move: p50/p95 over whole games, per game and agent.
 
-    python benchmarks/serve_latency.py [--games 3] [--agents heuristic expert] [--seed 0]
+    python benchmarks/serve_latency.py [--games 3] [--agents heuristic expert] [--seed 0] [--browser]
 
 Starts the real command (``aerodeck serve --no-browser --port 0``) in a subprocess and plays whole games
 through its HTTP API as the page does: the person's move (the first legal one), then the agents'
@@ -15,6 +15,10 @@ replies one at a time. Per move it times, on the client's clock:
 
 Each page is the whole board as HTML plus the legal moves with their board parts, so the times include
 drawing the board on the server and the JSON on the wire.
+
+``--browser`` also plays the same games through the page in headless Chromium (Debian's ``chromium``,
+Playwright), clicking the first listed move each time, and prints ``drawn``: the click → the agent's
+answer painted on the page (the frame after it is drawn), as the page itself times it.
 """
 
 from __future__ import annotations
@@ -79,6 +83,8 @@ def main() -> None:
     parser.add_argument("--agents", nargs="+", default=["heuristic", "expert"])
     parser.add_argument("--players", type=int, default=4, help="players of the multi-player games (default 4)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--browser", action="store_true", help="also time the answer drawn in headless Chromium")
+    parser.add_argument("--chromium", default="/usr/bin/chromium")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as games_dir:
         server = subprocess.Popen([sys.executable, "-m", "aerodeck", "serve", "--no-browser", "--port", "0",
@@ -107,9 +113,47 @@ def main() -> None:
                     print(f"{label:<18} {agent:<10} {len(replies):>5}  {ms(replies, 50):>7.1f}ms {ms(replies, 95):>7.1f}ms  "
                           f"{ms(turns, 50):>6.1f}ms {ms(turns, 95):>6.1f}ms  {ms(thoughts, 50):>7.1f}ms "
                           f"{ms(thoughts, 95):>7.1f}ms", flush=True)
+            if args.browser:
+                drawn(base, args)
         finally:
             server.terminate()
             server.wait(30)
+
+
+def drawn(base: str, args) -> None:
+    """The same games played through the page in headless Chromium: p50/p95 of the click → the agent's
+    answer painted (``window.aerodeckReplies``, timed by the page)."""
+    from playwright.sync_api import sync_playwright
+
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+    print(f"{'game':<18} {'agent':<10} {'moves':>5}  {'drawn p50':>9} {'drawn p95':>9}   (in Chromium)")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=args.chromium, args=flags)
+        page = browser.new_page(viewport={"width": 1360, "height": 900})
+        for spec in envs.specs():
+            players = None if spec.solo else args.players
+            for agent in args.agents:
+                times = []
+                for g in range(args.games):
+                    view = post(f"{base}/api/games", {"game": spec.id, "players": players, "opponents": agent,
+                                                      "seed": args.seed + g})
+                    page.goto(f"{base}/#/play/{view['id']}?pace=0")
+                    page.reload()  # a fresh page: its timings are this game's
+                    while True:
+                        page.wait_for_selector("body[data-state='your-turn'], body[data-state='over']")
+                        if page.get_attribute("body", "data-state") == "over":
+                            break
+                        before = page.get_attribute("body", "data-decisions")
+                        page.locator("#moves li").first.click()
+                        page.wait_for_function("n => document.body.dataset.decisions !== n || "
+                                               "document.body.dataset.state === 'over'", arg=before)
+                    page.wait_for_timeout(100)  # the last answer's paint
+                    times += page.evaluate("window.aerodeckReplies")
+                label = spec.id + ("" if spec.solo else f" {players}p")
+                print(f"{label:<18} {agent:<10} {len(times):>5}  {np.percentile(times, 50):>7.1f}ms "
+                      f"{np.percentile(times, 95):>7.1f}ms", flush=True)
+        browser.close()
 
 
 if __name__ == "__main__":

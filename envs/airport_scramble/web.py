@@ -84,8 +84,7 @@ def board(core, state, seat=0) -> str:
             card = p.grid[r][c]
             inner = "" if card < 0 else _card(core, card, "origin" if card == origin else
                                               "destination" if card == destination else "", (r, c) == tuple(p.plane))
-            out.append(f'<div class="as-cell part" data-part="cell:{r},{c}" title="row {r}, column {c}">'
-                       f'{inner or f"{r},{c}"}</div>')
+            out.append(f'<div class="as-cell part" data-part="cell:{r},{c}" title="row {r}, column {c}">{inner}</div>')
     out.append("</div><div class=\"as-slots\"><b>face up</b>")
     for s, card in enumerate(p.slots):
         inner = '<div class="as-empty"></div>' if card < 0 else _card(

@@ -13,6 +13,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 let INFO = null;
 let PAGE = 0;          // bumped on every route change: a loop of an old page stops
 let KEYS = null;       // the current page's keyboard handler
+window.aerodeckReplies = [];  // per move of the person's: milliseconds until the agent's answer was drawn
 
 function setState(state) { document.body.dataset.state = state; }
 
@@ -210,15 +211,20 @@ async function playPage(page, id, params) {
     if (busy || !view.your_turn) return;
     busy = true; selection = []; typed = ""; setState("waiting");
     $("#hint-out").innerHTML = "";
+    const sent = performance.now();
     try {
       const answered = await api("POST", `/api/games/${id}/move`, {action, reply: true});
-      if (answered.moved) {  // the move and the first agent decision after it, drawn one after the other
+      const replied = Boolean(answered.moved);
+      if (replied && pace > 0) {  // the move, then the first agent decision after it, one after the other
         view = answered.moved; busy = false; draw();
         await sleep(pace);
         if (PAGE !== mine) return;
-        delete answered.moved;
       }
+      delete answered.moved;
       view = answered; busy = false; draw();
+      // the time from the click to the agent's answer painted (the frame after it is drawn): what
+      // benchmarks/serve_latency.py --browser reads
+      if (replied) requestAnimationFrame(() => setTimeout(() => window.aerodeckReplies.push(performance.now() - sent - pace), 0));
       await run();
     } catch (e) { busy = false; showError(e.message); draw(); }
   };
