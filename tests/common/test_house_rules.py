@@ -192,3 +192,17 @@ def test_copies_and_takes_are_branches_that_stepping_the_original_leaves_alone()
     core.step(part, actions[[1, 4]])
     arrays_equal(state, branch)
     arrays_equal(state.take([1, 4]), part)
+
+
+def test_a_house_rule_that_fails_at_the_deal_names_the_set_up(tmp_path):
+    path = house_file(tmp_path, """
+        from aerodeck.envs.flight_tycoon.reference import ReferenceGame
+        class NoCardLeft(ReferenceGame):
+            def deal(self):
+                super().deal()
+                self.take_random([])  # a card from nowhere
+        """)
+    rules = with_house(FT.make_rules(), HouseRule.parse(f"{path}:NoCardLeft"))
+    with pytest.raises(HouseRuleError, match=r"^house rule rules.py:NoCardLeft: the game seeded 3, decision 0: "
+                                             r"\w+ in the set-up \(the deal\): "):
+        FT.make_core(rules).init([3])
