@@ -5,10 +5,12 @@ evaluated by the task's protocol at fixed step intervals; then a results table a
     python benchmarks/baselines.py run --budget-scale 0.25 ...        # a quarter of each task's budget
     python benchmarks/baselines.py report                              # table + docs/images/baselines-*.png
 
-Algorithms: ``ppo-lite`` (the one-file masked PPO, ``train/ppo_lite.py``) and ``sb3`` (sb3-contrib's
+Algorithms: ``ppo-lite`` (the one-file masked PPO, ``train/ppo_lite.py``), ``sb3`` (sb3-contrib's
 MaskablePPO with ``MlpPolicy``: the same 2 x 256 tanh networks, 256 games x 32 steps per rollout,
-minibatches of 2,048, 2 epochs, lr 3e-4, gamma 0.99, entropy 0.01; no prior, no warm start). Flight
-Tycoon runs take the task's documented recipe (:data:`RECIPES`) for both.
+minibatches of 2,048, 2 epochs, lr 3e-4, gamma 0.99, entropy 0.01; no prior, no warm start) and ``rllib``
+(RLlib's PPO through ``python -m aerodeck.train.rllib GAME --task ...``, its own default settings and
+masked module, a local Ray of one CPU; the task's own rules and opponents, no recipe). Flight Tycoon
+runs of ``ppo-lite`` and ``sb3`` take the task's documented recipe (:data:`RECIPES`).
 
 Each run writes ``RESULTS/<steps>/<task>/<algo>/seed<k>.csv`` (steps, wall_s, raw, low, high, normalized)
 after every evaluation and ``seed<k>.json`` when it finishes; its checkpoints live under ``--work``. A
@@ -35,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "baselines"
 WORK = ROOT / "runs" / "baselines"
 IMAGES = ROOT / "docs" / "images"
-ALGOS = ("ppo-lite", "sb3")
+ALGOS = ("ppo-lite", "sb3", "rllib")
 DEFAULT_TASKS = ("as-standard-v0", "ft4-heuristic-v0")
 #: The settings both algorithms share (the one-file PPO's flags; SB3 is given the same).
 COMMON = {"num_envs": 256, "num_steps": 32, "minibatch_size": 2048, "update_epochs": 2, "learning_rate": 3e-4,
@@ -68,8 +70,11 @@ def one(task_name: str, algo: str, seed: int, steps: int, evals: int, eval_games
                              eval_games=eval_games, **COMMON, **recipe)
         summary = ppo_lite.train(args)
         rows = list(csv.DictReader(open(work / "eval.csv")))
-    else:
+    elif algo == "sb3":
         rows, summary = sb3_run(task_name, seed, steps, eval_every, eval_games, work, recipe)
+    else:
+        recipe = {}
+        rows, summary = rllib_run(task_name, seed, steps, eval_every, eval_games, work)
     write_csv(csv_path, rows)
     csv_path.with_suffix(".json").write_text(json.dumps(
         {"task": task_name, "algo": algo, "seed": seed, "steps": steps, "finished": True, "recipe": recipe,
@@ -151,6 +156,27 @@ def sb3_run(task_name: str, seed: int, steps: int, eval_every: int, eval_games: 
     if rows[-1]["steps"] != model.num_timesteps:
         checkpoint_and_eval(model.num_timesteps)
     return rows, {"wall_s": time.time() - started}
+
+
+def rllib_run(task_name: str, seed: int, steps: int, eval_every: int, eval_games: int, work: Path):
+    """RLlib's PPO through its command line (``aerodeck.train.rllib``), continued with ``--resume`` when its
+    run folder exists; its ``evaluations.csv`` read back as this script's rows."""
+    from aerodeck.bench.tasks import task as get_task
+
+    task = get_task(task_name)
+    done = json.loads((work / "run.json").read_text())["steps"] if (work / "run.json").exists() else None
+    if done is None:
+        cmd = [task.game, "--task", task_name, "--steps", str(steps), "--evaluate-every", str(eval_every),
+               "--eval-games", str(eval_games or task.eval_games), "--seed", str(seed), "--cpus", "1",
+               "--out", str(work)]
+    else:  # continue the stopped run up to this budget
+        cmd = [task.game, "--out", str(work), "--resume", "--steps", str(max(1, steps - done))]
+    if done is None or done < steps:
+        subprocess.run([sys.executable, "-m", "aerodeck.train.rllib", *cmd], check=True)
+    rows = [{"steps": int(r["steps"]), "wall_s": float(r["seconds"]), "raw": float(r["value"]), "low": float(r["low"]),
+             "high": float(r["high"]), "normalized": float(r["normalized"]) if r.get("normalized") else float("nan")}
+            for r in csv.DictReader(open(work / "evaluations.csv"))]
+    return rows, {"wall_s": rows[-1]["wall_s"]}
 
 
 # --- many runs -----------------------------------------------------------------------------------------------
@@ -292,7 +318,7 @@ def main(argv=None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="train every task x algo x seed not finished yet")
     r.add_argument("--tasks", default=",".join(DEFAULT_TASKS))
-    r.add_argument("--algos", default=",".join(ALGOS))
+    r.add_argument("--algos", default="ppo-lite,sb3", help=f"of {', '.join(ALGOS)} (rllib: run it on one task per game)")
     r.add_argument("--seeds", type=int, default=5)
     r.add_argument("--jobs", type=int, default=2)
     r.add_argument("--budget-scale", type=float, default=1.0, help="share of each task's budget_steps")
