@@ -34,7 +34,8 @@ def interval(e: dict | None) -> str:
 #: (or measured too loosely) gets the absolute change alone.
 RELATIVE_PRECISION = 0.5
 RELATIVE_RULE = ("a relative change is given only when the base's value is known to within half of itself "
-                 "(its 95% interval lies inside ±50 % of it); near zero the change is given in units only")
+                 "(its 95% interval lies inside ±50 % of it); near zero the change is given in units only; a share's "
+                 "or a rate's change is given in percentage points (0.20 → 0.23: +3 points)")
 
 
 def base_is_clear(reference: dict | None) -> bool:
