@@ -5,7 +5,7 @@
 saved from Python with an ``aerodeck.json`` beside it). ``deterministic=0`` samples from the policy instead
 of taking its most likely legal action. Every game offers it (``aerodeck.agents.registry``).
 
-The RLModule (``aerodeck.train.rllib.MaskedPPOModule``) is loaded once per process and checkpoint; each
+The RLModule (``aerodeck.train.rllib_ppo.MaskedPPOModule``) is loaded once per process and checkpoint; each
 ``act`` is one batched forward pass over the batch of observations and masks (in chunks of
 :data:`CHUNK` games), its logits of illegal actions at the float minimum, so an illegal action is never
 chosen. ``threads`` (default 1) sets the CPU threads torch uses in the process at the first move: on a
