@@ -2,9 +2,10 @@
 
     python benchmarks/serve_screenshots.py [--out docs/images] [--chromium /usr/bin/chromium]
 
-Makes a small compare (``--save-games``) in a temporary folder, serves it, and draws: the new-game form,
-a solo game and a 4-player game under way, a finished game's end screen, a replay on the watch page,
-the list of output folders and a compare's page. Needs Debian's ``chromium`` (``apt-get install -y
+Makes a small compare (``--save-games``), a small bench and a short training run in a temporary folder,
+serves it, and draws: the new-game form, a solo game and a 4-player game under way, a finished game's
+end screen, a replay on the watch page, the list of output folders, a compare's page and a training
+run's page. Needs Debian's ``chromium`` (``apt-get install -y
 --no-install-recommends chromium``) and the ``playwright`` package (never ``playwright install``).
 """
 
@@ -83,6 +84,11 @@ def main() -> None:
         variant = ",".join(f"{k}={v}" for k, v in solo.variants[1].items())
         aerodeck(["compare", solo.id, "--agent", "heuristic", "--agent", "random", "--games", "40", "--variant",
                   f"small:{variant}", "--save-games", "3", "--out", str(runs / "compare-small-grid"), "--no-progress"])
+        aerodeck(["bench", table.id, "--agent", "heuristic", "--agent", "random", "--games", "24", "--save-games", "2",
+                  "--out", str(runs / "bench-table"), "--no-progress"])
+        config = Path(tmp) / "train.toml"
+        config.write_text("[train]\nsteps = 4096\neval_every = 1024\neval_games = 100\n[warm_start]\ngames = 0\n")
+        aerodeck(["train", solo.id, "--config", str(config), "--out", str(runs / "train-short"), "--no-progress"])
         url, server, thread = serve(runs, games)
         shots = []
         try:
@@ -121,11 +127,17 @@ def main() -> None:
                 page.goto(url + "/#/judge")
                 page.wait_for_selector("body[data-state='ready']")
                 shot("judge")
-                page.click("table.runs a")
+                page.click("table.runs a[href$='/compare-small-grid']")
                 page.wait_for_selector("body[data-state='ready'] #verdict")
                 page.wait_for_function("() => [...document.querySelectorAll('.plots img')].every(i => i.complete)")
                 page.set_viewport_size({"width": 1360, "height": 1500})
                 shot("compare")
+                page.set_viewport_size({"width": 1360, "height": 760})
+                page.goto(url + "/#/judge")
+                page.wait_for_selector("body[data-state='ready']")
+                page.click("table.runs a[href$='/train-short']")
+                page.wait_for_selector("body[data-state='ready'] #curve")
+                shot("train")
                 browser.close()
         finally:
             server.should_exit = True
