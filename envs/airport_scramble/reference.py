@@ -18,7 +18,8 @@ field, after every step. Rule numbers (AS-n) refer to ``shared/rules/airport-scr
 Draw randomness only with ``random_below(n)`` / ``draw_airport()`` / ``draw_ticket_card()`` (the game's
 counter-based stream), so a game stays a function of its seed and its actions. A hook may name what
 it did in the game's log (``aerodeck replay``, ``aerodeck play``) with ``note(text)``; the reward a
-hook returns is the reward of the decision.
+hook returns is the reward of the decision. A house-ruled game still going after
+``max_decisions`` decisions (a class attribute, default 10,000) is stopped as an error.
 """
 
 from __future__ import annotations

@@ -13,9 +13,9 @@ How it stays exact: the adapter's state *is* the game's own batched ``State`` (i
 the reference games after every step, so metrics, summaries and views read what they always read),
 with the reference games attached. Copies (``copy``/``take``/``repeat``) share the games until one is
 stepped (copy on write; after ``take`` the original steps its games in place, and a taken game whose
-original moved on is rebuilt from its own arrays). When a state's arrays are changed from outside — a look-ahead view's
-determinization writes sampled hidden cards and fresh random streams into them — the games of the
-changed rows are rebuilt from the arrays (keeping the house rule's own attributes). The per-game
+original moved on is rebuilt from its own arrays). When a state's arrays are changed from outside — a
+look-ahead view's determinization writes sampled hidden cards and fresh random streams into them — the
+games of the changed rows are rebuilt from the arrays (keeping the house rule's own attributes). The per-game
 glue (what a game's state looks like as arrays and back) is each game's ``house.py``, named by
 ``GameSpec.house``.
 

@@ -19,7 +19,8 @@ updated exactly: an entry travels with its card, and a card the seat never saw s
 
 Draw randomness only with ``random_below(n)`` / ``take_random(cards)`` (the game's counter-based
 stream), so a game stays a function of its seed and its actions. A hook may name what it did in the
-game's log (``aerodeck replay``, ``aerodeck play``) with ``note(text)``.
+game's log (``aerodeck replay``, ``aerodeck play``) with ``note(text)``. A house-ruled game still going
+after ``max_decisions`` decisions (a class attribute, default 10,000) is stopped as an error.
 """
 
 from __future__ import annotations
