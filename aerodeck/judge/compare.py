@@ -334,7 +334,8 @@ def play(question: Question, backend, chunk: int = CHUNK, progress: bool = True,
     wall time in seconds (what each judge cost). ``trace``: keep every game's actions (for the games
     that changed, ``aerodeck.judge.changed``). A variant whose house rule fails
     (``aerodeck.envs.common.house.HouseRuleError``) is left out of the result and ``failed`` (a dict,
-    if given) receives its one-line error; the other variants play on."""
+    if given) receives its one-line error; the other variants play on (without ``failed``: ``ValueError``
+    with that line)."""
     from tqdm.auto import tqdm
 
     cells = question.cells()
@@ -346,7 +347,7 @@ def play(question: Question, backend, chunk: int = CHUNK, progress: bool = True,
         mine = [dataclasses.replace(t, trace=True) for t in mine] if trace else mine
         tasks += [dataclasses.replace(t, start=t.start + first) for t in mine] if first else mine
     results: dict[int, dict] = {}
-    failed = {} if failed is None else failed
+    isolate, failed = failed is not None, {} if failed is None else failed
     with tqdm(total=sum(t.count for t in tasks), unit="game", disable=not progress,
               leave=False, desc=f"{question.game} × {len(question.variants)} variants") as bar:
         for table in question.tables:
@@ -358,6 +359,8 @@ def play(question: Question, backend, chunk: int = CHUNK, progress: bool = True,
                 try:
                     results.update(zip(at, backend.run([tasks[i] for i in at], bar.update)))
                 except HouseRuleError as err:
+                    if not isolate:
+                        raise ValueError(house_failure(question, variant, table.name, err)) from None
                     failed[variant] = house_failure(question, variant, table.name, err)
             if timings is not None:
                 timings[table.name] = time.perf_counter() - start

@@ -28,6 +28,7 @@ import re
 import signal
 
 from aerodeck import envs
+from aerodeck.envs.common.house import HouseRule, house_of, with_house
 from aerodeck.judge import compare
 from aerodeck.arena.backends import catalogue
 
@@ -152,6 +153,8 @@ def add_parser(sub) -> None:
     p = sub.add_parser("tune", help="search the rule options for a metric's target value (Optuna), then "
                        "confirm with compare", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     compare.add_common_arguments(p, "out/tune-<game>")
+    p.add_argument("--house", metavar="FILE.py:Class", help="tune under this house rule (docs/designers.md, 'Write a "
+                   "house rule'): every trial and the base play on its reference engine, exact and slower")
     p.add_argument("--param", dest="params", action="append", default=[], metavar="KEY=LO..HI|KEY=A,B",
                    help="a rule option to search (repeat)")
     p.add_argument("--target", required=True, metavar="METRIC=VALUE", help="the metric and the value to reach")
@@ -218,6 +221,7 @@ def search(question: compare.Question, params: list[Param], target: Goal, keeps:
     rules_class = envs.spec(question.game).rules_class()
     base = question.variants[question.base]
     fixed = {k: v for k, v in base.changes().items() if k not in {p.key for p in params}}
+    house = house_of(base)  # every trial under the base's house rule (tune --house)
     history: list[dict] = []
     seen: dict[object, dict] = {}
     bar = tqdm(total=trials, unit="trial", disable=not progress, leave=False, desc="tune")
@@ -235,7 +239,8 @@ def search(question: compare.Question, params: list[Param], target: Goal, keeps:
     def measure(trial) -> float:
         values = {p.key: p.suggest(trial) for p in params}
         try:
-            rules = rules_class.from_strings([f"{k}={v}" for k, v in values.items()]).replace(**fixed)
+            rules = with_house(rules_class.from_strings([f"{k}={v}" for k, v in values.items()]).replace(**fixed),
+                               house)
         except ValueError as err:
             history.append({"trial": trial.number, "params": values, "skipped": str(err)})
             bar.update()
@@ -261,7 +266,7 @@ def search(question: compare.Question, params: list[Param], target: Goal, keeps:
     if not done:
         raise ValueError("no trial gave a measurable candidate: widen the --param ranges")
     best = min(done, key=lambda t: (t.value, t.number))
-    rules = rules_class.from_strings([f"{k}={v}" for k, v in best.params.items()]).replace(**fixed)
+    rules = with_house(rules_class.from_strings([f"{k}={v}" for k, v in best.params.items()]).replace(**fixed), house)
     return rules, history
 
 
@@ -329,6 +334,9 @@ def main(args: argparse.Namespace) -> int:
     if any(g.metric == "skill_gap" for g in [target, *keeps]) and len(agents) < 2:
         raise ValueError("skill_gap needs two agents: --agent STRONG --agent WEAK")
     base = compare.base_rules(args, spec).replace(**compare.fixed_options(args, spec))
+    if args.house:  # every trial, the base included, under the house rule
+        base = with_house(base, HouseRule.parse(args.house))
+        compare.check_houses(spec, {compare.BASE: base})
     question, backend, out = compare.common_setup(args, {compare.BASE: base}, "tune", search=True)
     rules, history = search(question, params, target, keeps, args.trials, args.trial_games, backend, args.chunk,
                             not args.no_progress)

@@ -122,3 +122,21 @@ def test_sweep_plays_every_grid_point_under_the_house_rule(tmp_path, capsys):
     labels = {v["label"] for v in json.loads((out / "results.json").read_text())["variants"].values()}
     assert labels == {"house=delivery_in_flight.py:DeliveryInFlight",
                       "ticket_turn_bonus=1 house=delivery_in_flight.py:DeliveryInFlight"}
+
+
+def test_tune_searches_under_the_house_rule_and_a_broken_one_stops_it_in_one_line(tmp_path, capsys):
+    pytest.importorskip("optuna")
+    out = tmp_path / "out"
+    assert cli.main(["tune", "flight-tycoon", "--players", "3", "--house", CATCHUP, "--agent", "heuristic",
+                     "--param", "hand_size=5..7", "--target", "game_length=25", "--trials", "3", "--trial-games", "6",
+                     "--games", "6", "--no-progress", "--out", str(out)]) == 0
+    variants = json.loads((out / "results.json").read_text())["variants"]
+    assert all(v["label"].endswith("house=catchup.py:LastSeatExtraCard") for v in variants.values())
+    path = house_file(tmp_path, BROKEN["raises"], "raises.py")
+    capsys.readouterr()
+    assert cli.main(["tune", "airport-scramble", "--house", f"{path}:Raises", "--agent", "random",
+                     "--param", "ticket_turn_bonus=0..2", "--target", "score=1", "--trials", "2", "--trial-games", "4",
+                     "--games", "4", "--no-progress", "--out", str(tmp_path / "broken")]) == 2
+    err = capsys.readouterr().err
+    assert re.search(r"house rule raises.py:Raises: game \d+, decision \d+: RuntimeError in step", err), err
+    assert not (tmp_path / "broken").exists()
