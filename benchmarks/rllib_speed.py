@@ -17,7 +17,8 @@ median ratio is printed.
     .venv/bin/python benchmarks/rllib_speed.py [--steps 4096] [--repeats 3] [--load] [--profile]
         [--setting RUNNERS,ENVS,BATCH ...]
 
-A setting is ``env runners, games per runner, env steps per update`` (runners 0: the driver samples).
+A setting is ``env runners, games per runner, env steps per update[, torch threads]`` (runners 0: the
+driver samples; threads default 1, 0: torch's own choice, one per core). SB3 runs on one torch thread.
 """
 
 from __future__ import annotations
@@ -31,9 +32,11 @@ import pstats
 import statistics
 import time
 
-#: The RLlib settings timed by default: the driver stepping 16 games (as SB3), 64 and 256 games at once,
-#: and one env runner actor stepping 64.
-SETTINGS = ("0,16,1024", "0,64,1024", "0,256,2048", "1,64,1024")
+#: The RLlib settings timed by default: the driver stepping 16 games (as SB3) with torch on one thread and on
+#: one per core (torch's own choice), 64 and 256 games at once, and one env runner actor stepping 64.
+SETTINGS = ("0,16,1024", "0,16,1024,0", "0,64,1024", "0,256,2048", "1,64,1024")
+#: torch's own choice of threads in this process (one per core), read before the script sets 1.
+TORCH_THREADS = 0
 #: SB3's games stepped at once and steps per update (the default setting's).
 SB3_ENVS, SB3_BATCH = 16, 1024
 
@@ -62,9 +65,9 @@ def sb3_rate(steps: int, envs: int = SB3_ENVS, batch: int = SB3_BATCH) -> float:
 def setup_of(text: str):
     from aerodeck.train import rllib
 
-    runners, envs, batch = (int(x) for x in text.split(","))
+    runners, envs, batch, *threads = (int(x) for x in text.split(","))
     return rllib.Setup(env_runners=runners, envs_per_runner=envs, batch=batch, minibatch=256, epochs=4,
-                       hidden=(128, 128))
+                       hidden=(128, 128), threads=(threads[0] or TORCH_THREADS) if threads else 1)
 
 
 def rllib_rate(steps: int, setting: str) -> float:
@@ -72,8 +75,13 @@ def rllib_rate(steps: int, setting: str) -> float:
     from aerodeck.train import rllib
 
     spec = solo_spec()
-    algo, seconds, sampled = rllib.timed_train(spec.id, spec.rules_class()(), setup_of(setting), steps)
-    algo.stop()
+    import torch
+
+    try:
+        algo, seconds, sampled = rllib.timed_train(spec.id, spec.rules_class()(), setup_of(setting), steps)
+        algo.stop()
+    finally:
+        torch.set_num_threads(1)  # (a setting of torch's own choice changed it)
     return sampled / seconds
 
 
@@ -118,8 +126,9 @@ def table(steps: int, repeats: int, settings: list[str], loaded: bool) -> None:
     print(f"  {'SB3 MaskablePPO, 16 games, 1,024 per update':48s} {statistics.median(rates['sb3']):8,.0f}")
     for s in settings:
         ratios = [a / b for a, b in zip(rates[s], rates["sb3"])]
-        runners, envs, batch = s.split(",")
-        name = f"RLlib, {runners} runners, {envs} games, {int(batch):,} per update"
+        runners, envs, batch, *threads = s.split(",")
+        name = f"RLlib, {runners} runners, {envs} games, {int(batch):,} per update" + \
+            (f", torch's {TORCH_THREADS} threads" if threads and threads[0] == "0" else "")
         print(f"  {name:48s} {statistics.median(rates[s]):8,.0f}   {statistics.median(ratios):.2f}x "
               f"(repeats {', '.join(f'{x:.2f}' for x in ratios)})")
 
@@ -177,7 +186,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--steps", type=int, default=4096, help="env steps timed per configuration (default 4,096)")
     p.add_argument("--repeats", type=int, default=3, help="timings of each configuration (default 3)")
-    p.add_argument("--setting", dest="settings", action="append", metavar="RUNNERS,ENVS,BATCH",
+    p.add_argument("--setting", dest="settings", action="append", metavar="RUNNERS,ENVS,BATCH[,THREADS]",
                    help=f"an RLlib setting (repeat; default {' '.join(SETTINGS)})")
     p.add_argument("--load", action="store_true", help="also time everything with one CPU-burning competitor")
     p.add_argument("--profile", action="store_true", help="profile one RLlib run of the first setting")
@@ -189,6 +198,8 @@ def main() -> None:
     import ray
     import torch
 
+    global TORCH_THREADS
+    TORCH_THREADS = torch.get_num_threads()
     torch.set_num_threads(1)
     settings = args.settings or list(SETTINGS)
     ray.init(num_cpus=args.cpus, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)

@@ -647,7 +647,7 @@ def main(argv=None) -> int:
     p.add_argument("--address", help="the Ray cluster's address (default: a local Ray on the local CPUs)")
     p.add_argument("--cpus", type=int, help="without --address: the local Ray's CPUs (default all)")
     p.add_argument("--env-runners", type=int, default=0, help="Ray actors sampling games (default 0: the driver samples)")
-    p.add_argument("--envs-per-runner", type=int, default=16, help="games each runner steps at once (default 16)")
+    p.add_argument("--envs-per-runner", type=int, default=64, help="games each runner steps at once (default 64)")
     p.add_argument("--batch", type=int, default=2048, help="env steps per update, all runners together (default 2048)")
     p.add_argument("--minibatch", type=int, default=256, help="minibatch of each SGD step (default 256)")
     p.add_argument("--epochs", type=int, default=4, help="passes over each batch (default 4)")

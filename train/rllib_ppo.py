@@ -440,7 +440,7 @@ class Setup:
 
     #: Env runners (Ray actors sampling games; 0: sample in the driver) and games each steps at once.
     env_runners: int = 0
-    envs_per_runner: int = 16
+    envs_per_runner: int = 64
     #: Env steps per PPO update (all runners together), minibatch and epochs.
     batch: int = 2048
     minibatch: int = 256
