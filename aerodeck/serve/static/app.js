@@ -339,6 +339,8 @@ async function watchPage(page, root, path, params) {
     $("#next-caption").textContent = f.next ? "next: " + f.next : `end of the game · result ${JSON.stringify(film.result)}`;
     $("#moves").innerHTML = f.moves.map((m, k) => `<li class="${m.action === f.chosen ? "chosen" : ""}"><span class="n">${k + 1}</span>
       <span>${esc(m.words)}${m.note ? ` <span class="note">— ${esc(m.note)}</span>` : ""}${m.action === f.chosen ? " ← chosen" : ""}</span></li>`).join("");
+    const chosen = $("#moves li.chosen");  // the move chosen, scrolled into the list's view
+    if (chosen) $("#moves").scrollTop = chosen.offsetTop - $("#moves").offsetTop - 60;
     $("#cands").innerHTML = f.candidates ? `<h2>The agent's candidates</h2><table class="data" id="candidates"><tr><th>move</th><th>value</th></tr>` +
       f.candidates.map((c) => `<tr class="${c[0] === f.chosen ? "chosen" : ""}"><td>${esc(c[1])}</td><td>${c[2]}</td></tr>`).join("") + "</table>" : "";
     $("#first").disabled = $("#back").disabled = i === 0;
