@@ -1,4 +1,5 @@
-"""The training guide (docs/training.md) and the model cards (docs/models/*.md) show commands that run.
+"""The training guide (docs/training.md and its topic pages, docs/training-*.md) and the model cards
+(docs/models/*.md) show commands that run.
 
 Every ``aerodeck`` command of their bash blocks parses with the real command line; every file such a
 command or a card names from the repository (a ``--config`` file, a kept model under ``research/models``,
@@ -18,7 +19,13 @@ import pytest
 from aerodeck.cli import main as cli
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = ["docs/training.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs" / "models").glob("*.md"))]
+#: the training guide: its main page and its topic pages (docs/training-*.md)
+GUIDE = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("training*.md"))
+CARDS = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs" / "models").glob("*.md"))
+PAGES = [*GUIDE, *CARDS]
+#: the pages that must show aerodeck commands: the main guide, the pages on distilling the search and on
+#: rule-general models, and every model card (the other topic pages explain settings and show none)
+WITH_COMMANDS = ["docs/training.md", "docs/training-distill.md", "docs/training-general.md", *CARDS]
 #: repository paths a command may name that must exist (a run's outputs, runs/ and out/, are made by the commands)
 REPO_PATH = re.compile(r"^(?:examples|envs|research/models|agents/models|benchmarks|research)/\S+\.(?:toml|zip|json|py)$")
 
@@ -41,7 +48,9 @@ def script_cases():
 
 def test_the_pages_have_commands():
     pages = {page for page, _ in aerodeck_cases()}
-    assert "docs/training.md" in pages and len(pages) == len(PAGES), f"pages without an aerodeck command: {set(PAGES) - pages}"
+    assert {"docs/training.md", "docs/training-distill.md", "docs/training-general.md"} <= set(GUIDE)
+    missing = sorted(set(WITH_COMMANDS) - pages)
+    assert not missing, f"pages without an aerodeck command: {missing}"
     assert len(aerodeck_cases()) >= 25
 
 

@@ -124,10 +124,10 @@ class PPOConfig:
 
 @dataclasses.dataclass(frozen=True)
 class PolicyConfig:
-    """``[policy]``: the network and what it reads (docs/training.md: mask and prior)."""
+    """``[policy]``: the network and what it reads (docs/training-policy.md: mask and prior)."""
 
     network: str = knob("mlp", "the actor: 'mlp' (net_arch over the whole input) or a network the game offers "
-                        "(GameSpec.networks; docs/training.md#the-networks-the-games-offer)",
+                        "(GameSpec.networks; docs/training-policy.md#the-networks-the-games-offer)",
                         Allowed("'mlp' or a network the game offers", bool))
     net_arch: tuple[int, ...] = knob((512, 512), "hidden layers of the policy and of the value network (separate; "
                                      "network = 'local': the value network's)", WIDTHS)

@@ -8,7 +8,7 @@ defaults, ``--general``, ``--config``) with
 * ``[policy] init`` = the guide — round 1: ``--guide``, else the config's ``[policy] init``, else the
   shipped model for the rules; round r > 1: ``OUT/round-(r−1)/best.zip``;
 * ``[warm_start] teacher`` = the config's teacher (a ``search`` agent, e.g. ``search:gate=2``) with
-  ``guide=`` the guide: the network's most likely actions are the candidates (docs/training.md);
+  ``guide=`` the guide: the network's most likely actions are the candidates (docs/training-distill.md);
 * ``[warm_start] seed`` = the config's + r − 1, and the run's seed drawn from (seed, r): every round
   plays new deals;
 

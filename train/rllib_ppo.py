@@ -22,7 +22,7 @@ honoured, each seat seeing only what it may know.
 RLlib is optional (``pip install 'aerodeck[rllib]'``); this module imports it only when used. A whole run
 (budget, evaluations, checkpoints, resume) is ``aerodeck.train.rllib`` (``python -m aerodeck.train.rllib``);
 its checkpoints play in every tool as the ``rllib`` agent (``rllib:path=RUN``, ``aerodeck.agents.rllib``;
-docs/training.md, "Training on a cluster with RLlib").
+docs/rllib.md).
 """
 
 from __future__ import annotations
