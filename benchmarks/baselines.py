@@ -258,7 +258,7 @@ def report(args) -> int:
     for (steps, task_name, algo), seeds in sorted(runs.items()):
         done = {s: rows for s, (rows, fin) in seeds.items() if fin}
         if not done:
-            lines.append(f"| {task_name} | {algo} | {steps:,} | 0 of {len(seeds)} | – | – | running | – |")
+            lines.append(f"| {task_name} | {algo} | {steps:,} | 0 | – | – | – | – |")
             continue
         finals = np.array([normalized(task_name, rows)[-1] for rows in done.values()])
         raws = np.array([rows[-1]["raw"] for rows in done.values()])
@@ -267,7 +267,7 @@ def report(args) -> int:
             agg = aggregate(finals[:, None])
             cell = tuple(f"{v:.3f} [{lo:.3f}, {hi:.3f}]" for v, lo, hi in (agg.iqm, agg.mean))
         per = ", ".join(f"{x:.3f}" for x in finals)
-        lines.append(f"| {task_name} | {algo} | {steps:,} | {len(done)} of {len(seeds)} | {cell[0]} | {cell[1]} | "
+        lines.append(f"| {task_name} | {algo} | {steps:,} | {len(done)} | {cell[0]} | {cell[1]} | "
                      f"{per} | {raws.mean():.4f} |")
     table = "\n".join(lines)
     print(table)
