@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 from aerodeck.arena.output import MANIFEST
 from aerodeck.arena.replays import read
@@ -27,19 +28,31 @@ pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="headless Chromium
                                 "(apt-get install -y --no-install-recommends chromium); CI installs it")
 
 
+@pytest.fixture(scope="session")
+def compared(tmp_path_factory, worker_id):
+    """A folder holding a tiny compare with its replays saved, made once for the whole run (the xdist
+    workers share it: the first makes it under a file lock)."""
+    shared = tmp_path_factory.getbasetemp() if worker_id == "master" else tmp_path_factory.getbasetemp().parent
+    runs = shared / "serve-compared"
+    with FileLock(str(shared / "serve-compared.lock")):
+        if not (runs / "compare" / MANIFEST).exists():
+            runs.mkdir(exist_ok=True)
+            spec = solo_game()
+            variant = ",".join(f"{k}={v}" for k, v in spec.variants[1].items())
+            assert aerodeck(["compare", spec.id, "--agent", "random", "--games", "10", "--variant", f"small:{variant}",
+                             "--save-games", "2", "--out", str(runs / "compare"), "--no-progress"]) == 0
+    return runs
+
+
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    """A server reading a folder with a tiny compare (its replays saved); yields (url, runs, games)."""
+def site(tmp_path_factory, compared):
+    """A server reading the compare's folder and a folder of this worker's own; yields (url, own folder,
+    games folder)."""
     root = tmp_path_factory.mktemp("serve")
-    runs, games = root / "runs", root / "games"
-    runs.mkdir()
-    spec = solo_game()
-    variant = ",".join(f"{k}={v}" for k, v in spec.variants[1].items())
-    assert aerodeck(["compare", spec.id, "--agent", "random", "--games", "10", "--variant", f"small:{variant}",
-                     "--save-games", "2", "--out", str(runs / "compare"), "--no-progress"]) == 0
-    training_run(runs / "train-tiny", spec.id)
-    with running([runs], games) as (url, _):
-        yield url, runs, games
+    own, games = root / "runs", root / "games"
+    own.mkdir()
+    with running([compared, own], games) as (url, _):
+        yield url, own, games
 
 
 def training_run(folder: Path, game: str) -> None:
@@ -198,7 +211,8 @@ def test_a_compare_folder_shows_its_verdict_plots_and_the_games_behind_a_row(sit
 
 
 def test_a_training_run_shows_its_evaluations_curve(site, page):
-    url, _, _ = site
+    url, own, _ = site
+    training_run(own / "train-tiny", solo_game().id)
     page.goto(url + "/#/judge")
     page.click("table.runs a[href$='/train-tiny']")
     page.wait_for_selector("body[data-state='ready'] #curve")
