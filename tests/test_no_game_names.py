@@ -16,7 +16,7 @@ import pytest
 
 from aerodeck import envs
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 #: Every spelling of every registered game's name, lowercase.
 NAMES = sorted({n for s in envs.specs() for n in (s.id, s.id.replace("-", "_"), s.title.lower())})
 MODULE_NAMES = sorted({s.id.replace("-", "_") for s in envs.specs()})
