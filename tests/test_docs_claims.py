@@ -24,6 +24,7 @@ from aerodeck import envs
 from aerodeck.agents import registry
 from aerodeck.bench import bench
 from aerodeck.cli import main as cli
+from tests.games import MULTI, SOLO
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -31,6 +32,8 @@ DOCS = ROOT / "docs"
 BUILT_IN = [g for g in envs.games() if envs.spec(g).docs_path() is not None
             and envs.spec(g).docs_path().resolve().is_relative_to(DOCS)]
 GAMES = {envs.spec(g).title: g for g in BUILT_IN}
+#: a regex alternative of the built-in games' titles (the first column of docs/agents.md's tables)
+TITLES = "|".join(re.escape(title) for title in GAMES)
 #: a knob cell's defaults: ``name=value`` (value up to the next space or backquote; empty for None)
 DEFAULT = re.compile(r"(?<![\w:=])([a-z_]+)=([^\s`;,)]*)")
 
@@ -57,7 +60,7 @@ def knob_cells() -> list[tuple[str, str, str]]:
     cells = []
     text = (DOCS / "agents.md").read_text(encoding="utf-8")
     for line in text.splitlines():
-        ladder = re.match(r"^\| (Airport Scramble|Flight Tycoon|both) \| `([\w:-]+)` \|.*\| (.*) \|$", line)
+        ladder = re.match(rf"^\| ({TITLES}|both) \| `([\w:-]+)` \|.*\| (.*) \|$", line)
         if ladder:
             where, kind, knobs = ladder.groups()
             for title, game in GAMES.items():
@@ -66,7 +69,7 @@ def knob_cells() -> list[tuple[str, str, str]]:
                     cells.append((game, kind, part.group(1) if part else knobs))
     expert = text[text.index("**`expert`** (both games)"):]
     for line in expert.splitlines():
-        row = re.match(r"^\| (Airport Scramble|Flight Tycoon) \| .* \| `([^`]*)`.*\|$", line)
+        row = re.match(rf"^\| ({TITLES}) \| .* \| `([^`]*)`.*\|$", line)
         if row:
             cells.append((GAMES[row.group(1)], "expert", row.group(2)))
         elif cells and line.startswith("## "):
@@ -106,7 +109,7 @@ def test_the_agents_page_gives_each_knobs_default(game, kind, knobs):
 def test_the_knob_check_catches_a_wrong_default():
     """A planted cell that gives the Flight Tycoon expert's ``lead`` as ``network`` is refused: the class
     leaves it to the rules (``None``)."""
-    parameters = inspect.signature(registry.agent_class("flight-tycoon", "expert").__init__).parameters
+    parameters = inspect.signature(registry.agent_class(MULTI.id, "expert").__init__).parameters
     (knob, value), = DEFAULT.findall("`lead=network`")
     assert not same(value, parameters[knob].default)
     (knob, value), = DEFAULT.findall("`lead= (by the rules)`")
@@ -117,7 +120,7 @@ def test_the_play_page_names_the_files_replays_are_written_to(tmp_path, capsys):
     page = (DOCS / "play.md").read_text(encoding="utf-8")
     assert f"`aerodeck bench ... --save-games K` writes" in page and f"`{bench.REPLAYS}`" in page
     assert "`aerodeck compare ... --save-games K` writes" in page and "`replays/<variant>--<table>.jsonl`" in page
-    game = envs.spec("airport-scramble")
+    game = SOLO
     out = tmp_path / "cmp"
     status = cli.main(["compare", game.id, "--variant", "cheap:replace_cost=1", "--agent", "random",
                        "--judges", "random", "--metric", "score", "--games", "4", "--save-games", "1",

@@ -104,12 +104,3 @@ def test_the_version_history_names_the_envs_version(game):
     assert re.search(rf"^\| `{version}` \|", history, flags=re.MULTILINE), \
         f"the version history of {game} has no row for {version}"
 
-
-def test_the_airport_scramble_action_count_formula_holds_under_other_rules():
-    """The summary's formula 4(G−1) + (F+2)·G² + 2^F (G = grid_size, F = face_up) is the env's action
-    count under other grids and face-up counts too."""
-    assert "4(G−1) + (F+2)·G² + 2^F" in summary(page("airport-scramble"))["Action space"]
-    spec = envs.spec("airport-scramble")
-    for grid, face_up in ((5, 3), (7, 6), (9, 4), (11, 2)):
-        env = spec.make_env(grid_size=grid, face_up=face_up, max_replace=min(4, face_up))
-        assert env.action_space.n == 4 * (grid - 1) + (face_up + 2) * grid ** 2 + 2 ** face_up, (grid, face_up)

@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.games import MULTI, SOLO
+
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 README = ROOT / "README.md"
@@ -127,6 +129,7 @@ def test_the_patterns_catch_what_they_should_and_spare_the_rest():
 
 def test_the_residue_checks_catch_planted_examples():
     page, card = DOCS / "planted.md", DOCS / "models" / "planted.md"
+    solo, multi = SOLO.id, MULTI.id  # the examples name registered games, as the docs do
     planted = {
         "with other work sharing the CPUs (load average 1.8 when it started)": "machine load",
         "the 1,000-game compare, run right after, printed 75.4 s": "machine load",
@@ -134,9 +137,9 @@ def test_the_residue_checks_catch_planted_examples():
         "measured with the run's own file before the export": "the lab's export",
         "The notebook reasons that the last card is safe": "the notebook",
         "measured with `runs/as-finetune/best.zip`": "runs/as-finetune",
-        "aerodeck train airport-scramble --seed 2026120301": "2026120301",
+        f"aerodeck train {solo} --seed 2026120301": "2026120301",
         "| 20,000, seed 20,261,208 | 1.158 |": "20261208",
-        "runs/airport-scramble-20261201-161832": "20261201",
+        f"runs/{solo}-20261201-161832": "20261201",
     }
     for text, caught in planted.items():
         found = residue(page, text)
@@ -145,10 +148,10 @@ def test_the_residue_checks_catch_planted_examples():
         "Its speed varies with its load, so the tables give ratios.",
         "The quick-start notebooks in `notebooks/`; the notebook `notebooks/training.ipynb` trains.",
         "the notebooks in notebooks/",
-        "aerodeck train flight-tycoon --players 4 --out runs/ft4\naerodeck bench --agent ppo:path=runs/ft4/best.zip",
+        f"aerodeck train {multi} --players 4 --out runs/ft4\naerodeck bench --agent ppo:path=runs/ft4/best.zip",
         "`--agent ppo:path=runs/x/best.zip`, the default folder runs/<game>-<date>-<time>/",
-        "aerodeck bench airport-scramble --games 20000 --seed 12345; 2,000,000 steps; 20,480,000 steps",
-        "| `research/models/flight-tycoon-4p-mlp.zip` | `aerodeck train flight-tycoon --seed 20261204` |",
+        f"aerodeck bench {solo} --games 20000 --seed 12345; 2,000,000 steps; 20,480,000 steps",
+        f"| `research/models/{multi}-4p-mlp.zip` | `aerodeck train {multi} --seed 20261204` |",
     ]
     for text in spared:
         assert not residue(page, text), f"{text!r} is caught: {residue(page, text)}"

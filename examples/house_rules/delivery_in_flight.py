@@ -2,7 +2,7 @@
 
 The passenger boards at the ticket's origin and is delivered at its destination whenever the plane flies
 over them, not only where a flight ends. The built-in option does the same, so this house rule must play
-exactly the same games as ``pickup_in_flight=on`` on the same seeds (``tests/common/test_house_rules.py``)::
+exactly the same games as ``pickup_in_flight=on`` on the same seeds (``tests/airport_scramble/test_house_rules.py``)::
 
     aerodeck compare airport-scramble --house inflight:examples/house_rules/delivery_in_flight.py:DeliveryInFlight \\
         --variant option:pickup_in_flight=on --agent heuristic --games 200

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.games import MULTI, SOLO
+
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "house_rules_speed.py"
 
 
@@ -15,5 +17,5 @@ def test_the_house_rule_speed_benchmark_measures_both_engines_for_every_subject(
     assert done.returncode == 0, done.stderr
     rows = json.loads((tmp_path / "house_rules_speed.json").read_text())["rows"]
     assert {(r["game"], r["agent"].partition(":")[0]) for r in rows} == {
-        (g, a) for g in ("airport-scramble", "flight-tycoon") for a in ("heuristic", "search")}
+        (g, a) for g in (SOLO.id, MULTI.id) for a in ("heuristic", "search")}
     assert all(r["core_games_per_s"] > 0 and r["reference_games_per_s"] > 0 for r in rows)
