@@ -400,6 +400,16 @@ def masked_module_class():
             super().setup()
             self.observation_space = self.observation_space_with_mask
 
+        def train(self, mode: bool = True):
+            """``nn.Module.train``, skipped when the module and its layers are in that mode already: RLlib
+            switches the mode around every forward pass, and each switch walks every layer (about a
+            tenth of a run's time in benchmarks/rllib_speed.py's profile)."""
+            if self.__dict__.get("_layers_mode") is mode and self.training is mode:
+                return self
+            super().train(mode)
+            self.__dict__["_layers_mode"] = mode
+            return self
+
         @staticmethod
         def _split(batch: dict) -> tuple[object, dict]:
             obs = batch[Columns.OBS]
