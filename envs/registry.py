@@ -150,6 +150,16 @@ class GameSpec:
     #: class), ``core(rules)``, ``to_act``, ``legal_mask``, ``observe``, ``step``, ``write`` and
     #: ``read`` (see ``envs/airport_scramble/house.py``), or ``None`` (the game takes no house rules).
     house: Any = None
+    #: The batched learner view of a multi-player game (the learner in one seat of each game, the other
+    #: seats played by opponents): built as ``learner(num_envs, rules, opponents=..., seed=..., assign=...)``;
+    #: ``reset()`` → ``(obs float32 (B, O), masks bool (B, A))``, ``step(actions)`` → ``(obs, rewards float32
+    #: (B,), dones bool (B,), infos)`` with same-step autoreset, ``action_masks()``; ``None`` for a solo game
+    #: (its ``vector`` env is its learner's batch).
+    learner: Any = None
+    #: The game's benchmark tasks (``aerodeck.bench.tasks``): a TOML file, one table per task named by the task
+    #: (``rules``, ``opponents``, ``population``, ``general``, ``eval_games``, ``search_games``,
+    #: ``description``), as ``training_config``; ``None``: the game has no benchmark tasks.
+    tasks: str | Path | None = None
 
     def __post_init__(self) -> None:
         where = f"GameSpec {self.id!r}"
@@ -241,6 +251,22 @@ class GameSpec:
         """The stable-baselines3 ``VecEnv`` of ``num_envs`` games."""
         return load(self.sb3)(num_envs=num_envs, rules=rules, **kwargs)
 
+    def sb3_class(self) -> type:
+        """The stable-baselines3 ``VecEnv`` class (to subclass; needs the ``train`` extra)."""
+        return load(self.sb3)
+
+    def vector_class(self) -> type:
+        """The Gymnasium ``VectorEnv`` class (see ``vector``); ``ValueError`` if the game has none."""
+        if self.vector is None:
+            raise ValueError(f"{self.id} has no Gymnasium VectorEnv (its GameSpec names no vector)")
+        return load(self.vector)
+
+    def make_learner(self, num_envs: int, rules=None, **kwargs):
+        """The batched learner view of ``num_envs`` games (see ``learner``); ``ValueError`` if the game has none."""
+        if self.learner is None:
+            raise ValueError(f"{self.id} has no learner view (its GameSpec names no learner)")
+        return load(self.learner)(num_envs, self.make_rules(rules), **kwargs)
+
     # --- the game in words, figures and metrics ---------------------------------------------------
 
     def text_module(self) -> ModuleType:
@@ -300,6 +326,10 @@ class GameSpec:
             raise ValueError(f"{self.id} has no rule-general training config (GameSpec.general_config)")
         return resource(self.general_config)
 
+    def tasks_path(self) -> Path | None:
+        """The game's benchmark tasks (TOML, see ``tasks``), or ``None``."""
+        return None if self.tasks is None else resource(self.tasks)
+
 
 GAMES: dict[str, GameSpec] = {
     spec.id: spec
@@ -333,6 +363,7 @@ GAMES: dict[str, GameSpec] = {
             headline=("score", "zero_tickets", "turns"),
             training_config="aerodeck.envs.airport_scramble:training.toml",
             general_config="aerodeck.envs.airport_scramble:general.toml",
+            tasks="aerodeck.envs.airport_scramble:tasks.toml",
             padded_options=("face_up",),
             house="aerodeck.envs.airport_scramble.house:Glue",
             variants=(
@@ -374,6 +405,8 @@ GAMES: dict[str, GameSpec] = {
             headline=("first_player_win", "skill_gap", "game_length", "vp_margin"),
             training_config="aerodeck.envs.flight_tycoon:training.toml",
             general_config="aerodeck.envs.flight_tycoon:general.toml",
+            tasks="aerodeck.envs.flight_tycoon:tasks.toml",
+            learner="aerodeck.envs.flight_tycoon.learner:LearnerGames",
             house="aerodeck.envs.flight_tycoon.house:Glue",
             variants=(
                 {},
