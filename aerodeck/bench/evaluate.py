@@ -8,7 +8,9 @@ and, on a population task, member ``g mod m`` of the population plays the other 
 own (:func:`opponent_seed`), so they play the same way against every agent evaluated. The raw score
 is the learner's win share (1/k for a k-way shared win by the FT-12 standings, else 0).
 
-The normalized score's interval maps the raw score's Student-t interval through the task's references
+A raw score's interval is Student's t over the games (Airport Scramble) or Wilson's score interval over
+the win shares (Flight Tycoon: a t interval shrinks to a point when every game is lost, as random loses
+nearly every game against three heuristic players). The normalized score's interval maps the raw one through the task's references
 (measured once on the same deals, each the mean over several agent seeds) and widens it by the
 references' own standard errors (delta method: ``z = (x − r) / (h − r)``, half-width
 ``sqrt(hx² + (1.96 se_r (1 − z))² + (1.96 se_h z)²) / (h − r)``). On a rules-generalization task each
@@ -22,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from aerodeck.bench.deals import task_key
-from aerodeck.bench.results import Evaluation, Interval, mean_interval
+from aerodeck.bench.results import Evaluation, Interval, mean_interval, share_interval
 
 
 def check_game_count(games) -> int:
@@ -129,7 +131,7 @@ def evaluate(task, agent, games: int | None = None, seed: int = 0, *, batch_size
     if not task.general:
         scores = play(task, task.rules, learner_agent(task, agent, task.rules, seed), seeds,
                       batch_size=batch_size, progress=progress)
-        raw = mean_interval(scores)
+        raw = mean_interval(scores) if task.spec.solo else share_interval(scores)
         return Evaluation(task.name, label, seed, scores, raw,
                           normalized_interval(task, raw) if task.has_reference else None)
     rows, figures = [], []
@@ -137,7 +139,7 @@ def evaluate(task, agent, games: int | None = None, seed: int = 0, *, batch_size
         scores = play(task, rules, learner_agent(task, agent, rules, seed), seeds, batch_size=batch_size,
                       progress=progress)
         rows.append(scores)
-        raw = mean_interval(scores)
+        raw = mean_interval(scores) if task.spec.solo else share_interval(scores)
         figures.append({"rules": rules.changes(), "raw": raw.to_dict(),
                         "normalized": normalized_interval(task, raw, v).to_dict() if task.has_reference else None})
     scores = np.stack(rows)

@@ -70,3 +70,15 @@ class Evaluation:
         if self.variants:
             out["variants"] = [dict(v) for v in self.variants]
         return out
+
+
+def share_interval(shares) -> Interval:
+    """The mean of win shares ``shares`` (``float (n,)`` in [0, 1]) with its Wilson score 95 % interval (the
+    shares' sum as the successes, ``aerodeck.stats.estimates.wilson``): unlike a t interval it does not
+    shrink to a point when every game is lost, or won."""
+    from aerodeck.stats.estimates import wilson
+
+    shares = np.asarray(shares, np.float64)
+    p, low, high = wilson(float(shares.sum()), int(shares.size), LEVEL)
+    return Interval(float(shares.mean()), float(low), float(high), int(shares.size))
+

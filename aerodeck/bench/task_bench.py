@@ -88,7 +88,9 @@ def table(result: dict) -> Group:
     """The rich tables of a task bench: one row per agent (raw and normalized scores), the paired differences."""
     task = result["task"]
     rows = Table(title=f"{task['name']} — {result['title']}, rules: {result['rules_label']}, opponents: "
-                       f"{', '.join(task['opponents']) or 'none'}, {result['games']:,} held-out deals, agent seed {result['seed']}")
+                       f"{', '.join(task['opponents']) or 'none'}, {result['games']:,} held-out deals"
+                       + (f" x {len(task['test_variants'])} variants" if task.get("test_variants") else "")
+                       + f", agent seed {result['seed']}")
     for col in ("agent", "games", "raw score", "95% CI", "normalized", "95% CI", "games/s"):
         rows.add_column(col, justify="left" if col == "agent" else "right")
     for name, a in result["agents"].items():
@@ -96,8 +98,13 @@ def table(result: dict) -> Group:
         rows.add_row(name, f"{a['games']:,}", f"{m['value']:.3f}", f"[{m['low']:.3f}, {m['high']:.3f}]",
                      f"{z['value']:.3f}", f"[{z['low']:.3f}, {z['high']:.3f}]", f"{a['games_per_second']:,.0f}")
     ref = result["reference"]
-    note = (f"raw score: {result['score']}; normalized: random = 0 ({ref['random']:.3f}), heuristic = 1 "
-            f"({ref['heuristic']:.3f}) on this task's deals")
+    variants = len(task.get("test_variants") or [])
+    if variants:
+        note = (f"raw score: {result['score']}, the mean over the {variants} held-out variants; normalized: each "
+                f"variant's score by its own references (random = 0, heuristic = 1), then averaged")
+    else:
+        note = (f"raw score: {result['score']}; normalized: random = 0 ({ref['random']:.3f}), heuristic = 1 "
+                f"({ref['heuristic']:.3f}) on this task's deals")
     pairs = Table(title="Paired differences of the raw score (same deals, seats and opponents)")
     for col in ("agent", "versus", "games", "difference", "95% CI", "p"):
         pairs.add_column(col, justify="left" if col in ("agent", "versus") else "right")

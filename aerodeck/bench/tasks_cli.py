@@ -30,7 +30,7 @@ def add_parser(sub) -> None:
                         "reference file aerodeck/bench/data/reference.json")
     p.add_argument("--task", dest="names", action="append", metavar="NAME",
                    help="with --measure: only this task (repeatable; default every task)")
-    p.add_argument("--no-search", action="store_true", help="with --measure: leave the search out (minutes per task)")
+    p.add_argument("--no-search", action="store_true", help="with --measure: leave the search out (minutes per task); its figures already in the file stay")
     p.add_argument("--split", action="store_true",
                    help="draw the rules-generalization split again and rewrite aerodeck/bench/data/variants.json")
     p.set_defaults(func=main)

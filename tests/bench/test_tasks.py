@@ -153,7 +153,7 @@ FULL = [n if n not in T.GENERAL else pytest.param(n, marks=pytest.mark.long) for
 @pytest.mark.parametrize("name", FULL)
 def test_heuristic_normalizes_to_one_and_random_to_zero_on_the_full_evaluation(name):
     """The protocol's evaluation (agent seed 0, every held-out deal) of the heuristic holds 1 in its
-    normalized interval and random's holds 0. The references are means over 5 agent seeds, not this run
+    normalized interval and random's holds 0. The references are means over 20 agent seeds, not this run
     alone, so the check fails if play, deals or references drift apart; played in batches of another size
     than the references', it also checks that the batch does not change a game."""
     task = T.task(name)
