@@ -287,8 +287,12 @@ def plot(runs: dict, images: Path) -> None:
     panels = sorted({(steps, t) for steps, t, _ in runs})
     for axis, label, name in (("steps", "env steps", "baselines-steps.png"), ("wall_s", "wall time (s)",
                                                                                "baselines-wall.png")):
-        fig, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 4), squeeze=False)
-        for ax, (steps, task_name) in zip(axes[0], panels):
+        cols = min(3, len(panels))
+        rows_ = math.ceil(len(panels) / cols)
+        fig, axes = plt.subplots(rows_, cols, figsize=(5.5 * cols, 4 * rows_), squeeze=False)
+        for ax in axes.flat[len(panels):]:
+            ax.set_visible(False)
+        for ax, (steps, task_name) in zip(axes.flat, panels):
             for algo in ALGOS:
                 seeds = runs.get((steps, task_name, algo), {})
                 curves = [(np.array([r[axis] for r in rows]), normalized(task_name, rows)) for rows, _ in seeds.values()]
