@@ -150,7 +150,7 @@ class PolicyConfig:
 
 
 #: The project's root: where the shipped models' ``agents/models/...`` paths start.
-PROJECT = Path(__file__).resolve().parents[2]
+PROJECT = Path(__file__).resolve().parents[1]
 
 
 def model_file(text: str) -> Path:

@@ -310,12 +310,14 @@ def test_the_game_page_of_a_turn_based_game_says_what_to_use_instead_of_the_para
     from pettingzoo.utils.conversions import aec_to_parallel
 
     text = MULTI.docs_path().read_text(encoding="utf-8")
-    assert "## PettingZoo's parallel API" in text
-    section = text.split("## PettingZoo's parallel API", 1)[1].split("\n## ", 1)[0]
+    assert "## PettingZoo's parallel API" in text  # a section of the page (## or ###)
+    section = text.split("## PettingZoo's parallel API\n", 1)[1].split("\n#", 1)[0]
     assert "aec_to_parallel" in section and "is_parallelizable" in section and "agent_iter" in section
     with pytest.raises(AssertionError, match="is_parallelizable"):  # what the page says PettingZoo answers
         aec_to_parallel(MULTI.make_env())
-    code = textwrap.dedent(section.split("```python\n", 1)[1].split("```", 1)[0])
+    # the AEC loop it points to: the page's first example, which plays a whole game
+    code = textwrap.dedent(text.split("```python\n", 1)[1].split("```", 1)[0])
+    assert "agent_iter()" in code
     namespace: dict = {}
-    exec(compile(code, "the page's example", "exec"), namespace)  # the loop it shows plays a whole game
-    assert not namespace["env"].agents
+    exec(compile(code, "the page's example", "exec"), namespace)
+    assert not namespace["aec"].agents

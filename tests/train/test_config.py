@@ -78,17 +78,17 @@ def test_every_field_has_a_type_default_range_and_meaning():
 
 @pytest.mark.parametrize("game_id", GAMES)
 def test_the_readmes_quick_config_loads_for_every_game(game_id):
-    config = load_config(game_id, Path(__file__).parents[3] / "examples" / "train-quick.toml")
+    config = load_config(game_id, Path(__file__).parents[2] / "examples" / "train-quick.toml")
     assert config.warm_start.teacher == "heuristic" and config.warm_start.opponent == ""
 
 
 @pytest.mark.parametrize("game_id", GAMES)
 def test_the_expert_iteration_example_config_loads_and_gives_the_teacher_half_the_budget(game_id):
-    config = load_config(game_id, Path(__file__).parents[3] / "examples" / "expert-iteration.toml")
+    config = load_config(game_id, Path(__file__).parents[2] / "examples" / "expert-iteration.toml")
     assert config.warm_start.games == 12_000 and config.budget.warm_start == 0.5
 
 
-ROOT = Path(__file__).parents[3]
+ROOT = Path(__file__).parents[2]
 
 
 def made_with(game_id: str, sidecar: dict) -> dict:

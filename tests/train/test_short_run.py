@@ -20,7 +20,7 @@ from aerodeck.train.config import load_config  # noqa: E402
 from tests.games import SOLO  # noqa: E402
 from tests.train.test_train import tiny_config  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 GAMES = envs.games()
 
 
