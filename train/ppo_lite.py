@@ -91,14 +91,13 @@ class Env:
             self.env = task.make_vec_env(num_envs, seed)
         else:  # the task's learner view under the trained reward, against an opponent curriculum
             from aerodeck.bench.tasks import training_seeds
-            from aerodeck.envs.flight_tycoon.learner import LearnerGames
 
             rules = dataclasses.replace(task.rules, reward="outcome" if reward == "lead" else reward) if reward else task.rules
             specs = opponents.split(">") if opponents else list(dict.fromkeys(task.opponents))
             self.pool = [make_agent(task.game, s, rules, seed=seed + 1 + i).act for i, s in enumerate(specs)]
             self.rng = np.random.default_rng(seed)
-            self.env = LearnerGames(num_envs, rules, opponents=self.pool, seed=int(training_seeds(seed, 1)[0]),
-                                    assign=self.assign)
+            self.env = task.spec.make_learner(num_envs, rules, opponents=self.pool,
+                                              seed=int(training_seeds(seed, 1)[0]), assign=self.assign)
         first = self.env.reset()
         self.obs, self.masks = (first[0], self.env.action_masks()) if self.solo else first
         self.lead = None if self.solo else self._lead()

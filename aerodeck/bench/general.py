@@ -33,27 +33,31 @@ def group_sizes(num_envs: int, groups: int) -> list[int]:
 
 
 class _SoloGroup:
-    """Airport Scramble games of one variant in the learner view's API."""
+    """A solo game's games of one variant — its Gymnasium ``VectorEnv`` (``GameSpec.vector_class()``), the
+    first games dealt from training seeds — in the learner view's API."""
 
-    def __init__(self, rules, size: int, seed: int) -> None:
-        from aerodeck.envs.airport_scramble.vector import BatchGames
-
-        self.games, self.seed = BatchGames(rules, size), seed
+    def __init__(self, spec, rules, size: int, seed: int) -> None:
+        self.env, self.seed = spec.vector_class()(size, rules=rules), seed
+        self.mask = None
 
     def reset(self):
-        obs = self.games.reset([int(s) for s in training_seeds(self.seed, self.games.num_envs)])
-        return obs.copy(), self.games.mask.copy()
+        obs, infos = self.env.reset(seed=[int(s) for s in training_seeds(self.seed, self.env.num_envs)])
+        self.mask = infos["action_mask"]
+        return obs, self.mask.copy()
 
     def action_masks(self) -> np.ndarray:
-        return self.games.mask
+        return self.mask
 
     def step(self, actions):
-        out = self.games.step(actions)
-        infos = [{} for _ in range(self.games.num_envs)]
-        for k, row in enumerate(out.ended):
-            infos[row] = {"terminal_observation": out.final_obs[k], "score": int(out.final_score[k]),
-                          "outcome": out.outcome[k]}
-        return out.obs.copy(), out.rewards.copy(), out.terminated.copy(), infos
+        obs, rewards, terminated, _, info = self.env.step(actions)
+        self.mask = info["action_mask"]
+        infos = [{} for _ in range(self.env.num_envs)]
+        if "final_obs" in info:
+            final = info["final_info"]
+            for row in np.flatnonzero(info["_final_obs"]):
+                infos[row] = {"terminal_observation": info["final_obs"][row], "score": int(final["score"][row]),
+                              "outcome": final["outcome"][row]}
+        return obs, rewards, np.array(terminated, bool), infos
 
 
 class GeneralVecEnv:
@@ -72,7 +76,7 @@ class GeneralVecEnv:
         seeds = training_seeds(seed, len(self.variants))
         self.groups, self.embeddings, self.features = [], [], []
         for rules, size, s in zip(self.variants, self.sizes, seeds):
-            self.groups.append(_SoloGroup(rules, size, int(s)) if task.spec.solo else task._vec_env(rules, size, int(s)))
+            self.groups.append(_SoloGroup(task.spec, rules, size, int(s)) if task.spec.solo else task._vec_env(rules, size, int(s)))
             self.embeddings.append(self.space.embedding(rules))
             self.features.append(self.space.features(rules))
         family = self.embeddings[0]

@@ -11,7 +11,7 @@ The references: random and heuristic play every task's full evaluation (``eval_g
 :data:`REFERENCE_SEEDS` agent seeds (0, 1, …); a reference is the mean of those runs' means — the agent's
 expected score on these deals, its play's noise averaged — with its standard error (the spread of the
 seeds' means), which the normalized score's interval carries (``aerodeck.bench.evaluate``). The search
-plays the first :data:`SEARCH_GAMES` deals once, with seed 0 (its cost per game is hundreds of times the
+plays the first ``search_games`` deals (the task's, in its game's ``tasks.toml``) once, with seed 0 (its cost per game is hundreds of times the
 heuristic's), and the heuristic the same deals beside it (their paired difference). A
 rules-generalization task gets random and heuristic per held-out variant.
 """
@@ -28,11 +28,8 @@ from aerodeck.bench import tasks as T
 #: Variants of each split: trained on, held out.
 TRAIN_VARIANTS, TEST_VARIANTS = 16, 8
 #: Evaluation deals the search reference plays per game (the first of the task's).
-SEARCH_GAMES = {"airport-scramble": 200, "flight-tycoon": 240}
 #: Agent seeds the random and heuristic references average over (their play's noise on the fixed deals).
 REFERENCE_SEEDS = 20
-#: The base rules of each game's split.
-SPLIT_BASE = {"as-general-v0": {}, "ft4-general-v0": {"n_players": 4}}
 
 
 def split_key(name: str) -> int:
@@ -45,10 +42,10 @@ def split(name: str) -> dict:
     "train": [options that differ from the base], "test": [...]}``."""
     from aerodeck.agents.variants import VariantSpace
 
-    game = T.GENERAL[name][0]
-    spec = envs.spec(game)
+    definition = T.DEFINITIONS[name]  # its base rules: the task's rules in its game's tasks.toml
+    spec = envs.spec(definition.game)
     ranges = tomllib.loads(spec.general_config_path().read_text())["variants"]["ranges"]
-    base = spec.make_rules(**SPLIT_BASE[name])
+    base = spec.make_rules(**definition.rules)
     space = VariantSpace(spec, ranges, base)
     key = split_key(name)
     seen, drawn = {base.label()}, []
@@ -117,7 +114,7 @@ def measure_task(task, search: bool = True, say=print) -> dict:
         say(f"{task.name}: {name} {out[name]:.4f} ± {out[name + '_se']:.4f} (standard error over {REFERENCE_SEEDS} "
             f"agent seeds, {task.eval_games} deals each) in {out[name + '_seconds']:.1f} s")
     if search:
-        games = SEARCH_GAMES[task.game]
+        games = task.search_games
         began = time.perf_counter()
         ev = task.evaluate("search", games=games, seed=0, batch_size=games)
         out["search"] = ev.raw.value

@@ -1,6 +1,7 @@
 """The benchmark's named tasks: each fixes a game's rules, the opponents, the learner's reward and
 observation, the env-step budget results are reported at and the held-out evaluation deals.
 
+Each game declares its tasks in its own ``tasks.toml`` (``GameSpec.tasks``; read by :func:`read_definitions`).
 ``aerodeck.tasks()`` lists every :class:`Task`, ``aerodeck.task("as-standard-v0")`` gives one. A task
 builds its batched training env (:meth:`Task.make_vec_env`, :meth:`Task.make_sb3_env`) and evaluates an
 agent by the protocol (:meth:`Task.evaluate`): greedy masked play on the task's evaluation deals, the
@@ -25,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -38,7 +40,6 @@ from aerodeck.bench.deals import (  # noqa: F401  (part of the tasks' API)
 from aerodeck.bench.evaluate import evaluate
 from aerodeck.bench.general import GeneralSB3VecEnv, GeneralVecEnv
 from aerodeck.bench.results import LEVEL, Evaluation, Interval, mean_interval  # noqa: F401
-from aerodeck.envs.airport_scramble.vector import AirportScrambleVectorEnv
 from aerodeck.envs.common.checks import check_seed
 
 #: The folder of the task data files shipped with the package.
@@ -86,6 +87,8 @@ class Task:
     train_variants: tuple = ()
     test_variants: tuple = ()
     space: Any = dataclasses.field(default=None, compare=False, hash=False)
+    #: The evaluation deals the search reference plays (``aerodeck tasks --measure``; 0: not measured).
+    search_games: int = 0
 
     # --- what the task is ------------------------------------------------------------------------------
 
@@ -198,10 +201,8 @@ class Task:
     def _vec_env(self, rules, num_envs: int, seed: int):
         seed = check_seed(seed)
         if self.spec.solo:
-            return TrainingVectorEnv(num_envs, seed, rules=rules)
-        from aerodeck.envs.flight_tycoon.learner import LearnerGames
-
-        return LearnerGames(num_envs, rules, **self._learner_options(rules, seed))
+            return training_vector_class(self.spec.vector_class())(num_envs, seed, rules=rules)
+        return self.spec.make_learner(num_envs, rules, **self._learner_options(rules, seed))
 
     def _learner_options(self, rules, seed: int) -> dict:
         """``opponents`` (and ``assign`` for a population) and the deal seed of a Flight Tycoon learner view."""
@@ -221,7 +222,7 @@ class Task:
             return GeneralSB3VecEnv(self.make_vec_env(num_envs, seed))
         seed = check_seed(seed)
         if self.spec.solo:
-            return _training_sb3(num_envs, seed, self.rules)
+            return _training_sb3(self.spec, num_envs, seed, self.rules)
         return self.spec.make_sb3(num_envs, rules=self.rules, **self._learner_options(self.rules, seed))
 
     # --- evaluation --------------------------------------------------------------------------------------
@@ -239,30 +240,35 @@ class Task:
 
 # --- the training env of a solo task: training deals only ---------------------------------------------------
 
-class TrainingVectorEnv(AirportScrambleVectorEnv):
-    """The Airport Scramble ``VectorEnv`` of a task, dealing training deals only: ``reset(seed=s)`` starts
-    the games :func:`training_seeds` ``(s, num_envs)`` (later games come from a generator over
-    ``[0, 2**63)``); ``reset()`` without a seed, the first time, uses the run ``seed`` the env was made with."""
+@functools.lru_cache(maxsize=None)
+def training_vector_class(vector: type) -> type:
+    """A solo game's Gymnasium ``VectorEnv`` class (``GameSpec.vector_class()``, e.g. Airport Scramble's)
+    made to deal training deals only."""
 
-    def __init__(self, num_envs: int, seed: int = 0, **kwargs) -> None:
-        super().__init__(num_envs, **kwargs)
-        self._run_seed = check_seed(seed)
+    class TrainingVectorEnv(vector):
+        """The game's ``VectorEnv`` of a task, dealing training deals only: ``reset(seed=s)`` starts the
+        games :func:`training_seeds` ``(s, num_envs)`` (later games come from a generator over ``[0, 2**63)``);
+        ``reset()`` without a seed, the first time, uses the run ``seed`` the env was made with."""
 
-    def reset(self, *, seed=None, options=None):
-        if seed is None and self._run_seed is not None:
-            seed = self._run_seed
-        self._run_seed = None
-        if seed is not None:
-            seed = [int(s) for s in _training_list(seed, self.num_envs)]
-        return super().reset(seed=seed, options=options)
+        def __init__(self, num_envs: int, seed: int = 0, **kwargs) -> None:
+            super().__init__(num_envs, **kwargs)
+            self._run_seed = check_seed(seed)
+
+        def reset(self, *, seed=None, options=None):
+            if seed is None and self._run_seed is not None:
+                seed = self._run_seed
+            self._run_seed = None
+            if seed is not None:
+                seed = [int(s) for s in _training_list(seed, self.num_envs)]
+            return super().reset(seed=seed, options=options)
+
+    return TrainingVectorEnv
 
 
-def _training_sb3(num_envs: int, seed: int, rules):
-    from aerodeck.envs.airport_scramble.sb3 import AirportScrambleSB3VecEnv
-
-    class TrainingSB3VecEnv(AirportScrambleSB3VecEnv):
-        """The Airport Scramble SB3 ``VecEnv`` dealing training deals only (``seed(s)``: the deals of
-        :func:`training_seeds`)."""
+def _training_sb3(spec, num_envs: int, seed: int, rules):
+    class TrainingSB3VecEnv(spec.sb3_class()):
+        """A solo game's SB3 ``VecEnv`` (``GameSpec.sb3_class()``) dealing training deals only (``seed(s)``:
+        the deals of :func:`training_seeds`)."""
 
         def seed(self, seed=None):
             self._start_seed = None if seed is None else [int(s) for s in _training_list(seed, self.num_envs)]
@@ -277,38 +283,58 @@ def _training_sb3(num_envs: int, seed: int, rules):
 
 #: Env steps a task's results are reported at.
 BUDGET = 1_000_000
-#: Evaluation deals per task: Airport Scramble; Flight Tycoon (a multiple of 12: the learner's seat
-#: (4) and a population's member (3) turn over evenly).
-AS_GAMES, FT_GAMES = 2_000, 2_400
-#: Held-out deals per rule variant of a rules-generalization task.
-GENERAL_GAMES = 500
+#: The keys of a task's table in its game's ``tasks.toml`` (``GameSpec.tasks``; the file says what each means).
+TASK_KEYS = ("rules", "opponents", "population", "general", "eval_games", "search_games", "description")
 
-#: name -> (game, rule options, opponents, population, description); the rules-generalization tasks are
-#: added from ``data/variants.json``.
-SPECS: dict[str, tuple] = {
-    "as-standard-v0": ("airport-scramble", {}, (), False,
-                       "Airport Scramble on the standard rules: complete as many tickets as possible."),
-    "as-easy-v0": ("airport-scramble", {"ticket_turn_bonus": 2}, (), False,
-                   "Every ticket gives 2 more turns (AS-3): more time to reach each destination."),
-    "as-hard-v0": ("airport-scramble", {"face_up": 3, "max_replace": 3, "stop_early_cost": 2}, (), False,
-                   "3 face-up slots (AS-6/9, fewer cards to choose from) and stopping a flight early costs 2 "
-                   "more points (AS-8)."),
-    "ft4-random-v0": ("flight-tycoon", {"n_players": 4}, ("random",) * 3, False,
-                      "Flight Tycoon, 4 players: the learner against 3 random players, seats rotated."),
-    "ft4-heuristic-v0": ("flight-tycoon", {"n_players": 4}, ("heuristic",) * 3, False,
-                         "Flight Tycoon, 4 players: the learner against 3 heuristic players, seats rotated."),
-    "ft4-population-v0": ("flight-tycoon", {"n_players": 4}, ("random", "heuristic", "heuristic:noise=2"), True,
-                          "Flight Tycoon, 4 players: each game one member of a fixed population (random, heuristic, "
-                          "a noisy heuristic) plays the 3 other seats; the learner must read whom it faces."),
-}
-#: The rules-generalization tasks: name -> (game, opponents, description).
-GENERAL = {
-    "as-general-v0": ("airport-scramble", (),
-                      "Airport Scramble over rule variants: train on the train variants, evaluated on held-out ones."),
-    "ft4-general-v0": ("flight-tycoon", ("heuristic",) * 3,
-                       "Flight Tycoon, 4 players against 3 heuristic players, over rule variants: train on the "
-                       "train variants, evaluated on held-out ones."),
-}
+
+@dataclasses.dataclass(frozen=True)
+class Definition:
+    """A task as its game declares it: one table of the game's ``tasks.toml`` (``GameSpec.tasks_path()``).
+    ``rules``: rule options over the defaults (a rules-generalization task: its split's base rules)."""
+
+    name: str
+    game: str
+    rules: Mapping[str, Any]
+    opponents: tuple[str, ...]
+    population: bool
+    general: bool
+    eval_games: int
+    search_games: int
+    description: str
+
+
+def read_definitions(specs=None) -> dict[str, Definition]:
+    """Every task the registered games (or ``specs``) declare, in the registry's order, the single-rules tasks
+    first. ``ValueError`` naming the file and the task for an unknown key, a missing ``eval_games`` or a
+    name two tasks share."""
+    found: dict[str, Definition] = {}
+    for spec in envs.specs() if specs is None else specs:
+        path = spec.tasks_path()
+        if path is None:
+            continue
+        for name, table in tomllib.loads(path.read_text(encoding="utf-8")).items():
+            where = f"{path.name} of {spec.id}: task {name}"
+            unknown = sorted(set(table) - set(TASK_KEYS))
+            if unknown:
+                raise ValueError(f"{where}: unknown keys {unknown}; the keys: {', '.join(TASK_KEYS)}")
+            if "eval_games" not in table:
+                raise ValueError(f"{where}: eval_games (the held-out evaluation deals) is missing")
+            if name in found:
+                raise ValueError(f"{where}: the name is already a task of {found[name].game}")
+            found[name] = Definition(name, spec.id, dict(table.get("rules", {})), tuple(table.get("opponents", ())),
+                                     bool(table.get("population", False)), bool(table.get("general", False)),
+                                     int(table["eval_games"]), int(table.get("search_games", 0)),
+                                     str(table.get("description", "")))
+    return dict(sorted(found.items(), key=lambda item: item[1].general))
+
+
+#: Every task as its game declares it (each game's ``tasks.toml``).
+DEFINITIONS = read_definitions()
+#: The single-rules tasks: name -> (game, rule options, opponents, population, description).
+SPECS: dict[str, tuple] = {n: (d.game, d.rules, d.opponents, d.population, d.description)
+                           for n, d in DEFINITIONS.items() if not d.general}
+#: The rules-generalization tasks (their variants from ``data/variants.json``): name -> (game, opponents, description).
+GENERAL: dict[str, tuple] = {n: (d.game, d.opponents, d.description) for n, d in DEFINITIONS.items() if d.general}
 
 
 def _shown(reference: Mapping) -> dict:
@@ -344,14 +370,12 @@ def _build(name: str) -> Task:
     refs = _references().get(name, {})
     reference = {"random": refs.get("random"), "heuristic": refs.get("heuristic"), "search": refs.get("search"),
                  **{k: v for k, v in refs.items() if k not in ("random", "heuristic", "search")}}
-    if name in SPECS:
-        game, options, opponents, population, description = SPECS[name]
-        spec = envs.spec(game)
-        rules = spec.make_rules(**options)
-        return Task(name, game, rules, tuple(opponents), _reward(spec, rules), "core", BUDGET,
-                    AS_GAMES if spec.solo else FT_GAMES, reference, description, population)
-    game, opponents, description = GENERAL[name]
-    spec = envs.spec(game)
+    d = DEFINITIONS[name]
+    spec = envs.spec(d.game)
+    if not d.general:
+        rules = spec.make_rules(**d.rules)
+        return Task(name, d.game, rules, d.opponents, _reward(spec, rules), "core", BUDGET, d.eval_games, reference,
+                    d.description, d.population, search_games=d.search_games)
     split = _splits().get(name)
     if split is None:
         raise ValueError(f"task {name}: no rule-variant split in {VARIANTS_FILE.name}; run `aerodeck tasks --split`")
@@ -361,8 +385,8 @@ def _build(name: str) -> Task:
     R = spec.rules_class()
     train = tuple(R.from_options({**space.base.to_dict(), **v}) for v in split["train"])
     test = tuple(R.from_options({**space.base.to_dict(), **v}) for v in split["test"])
-    return Task(name, game, space.base, tuple(opponents), _reward(spec, space.base), "general", BUDGET,
-                GENERAL_GAMES, reference, description, False, train, test, space)
+    return Task(name, d.game, space.base, d.opponents, _reward(spec, space.base), "general", BUDGET,
+                d.eval_games, reference, d.description, False, train, test, space, d.search_games)
 
 
 def names() -> list[str]:

@@ -50,6 +50,28 @@ def spec_consistency(spec):
         assert not unknown, f"padded_options names {unknown}, not options of the rules class"
 
 
+@contract_check("tasks", "tasks", applies=lambda spec: spec.tasks is not None)
+def tasks(spec):
+    """The benchmark tasks (``tasks.toml``) read, their rules are valid, their opponents are agents of the game, one
+    per other seat (a population: its members), and the game has the env they train on (``vector`` / ``learner``)."""
+    from aerodeck.bench.tasks import read_definitions
+
+    with blame("tasks"):
+        definitions = read_definitions([spec])
+    for name, d in definitions.items():
+        with blame("tasks"):
+            rules = spec.make_rules(**d.rules)
+            unknown = sorted({kind_of(s) for s in d.opponents} - set(spec.agent_names()))
+            assert not unknown, f"task {name} names unknown opponents {unknown}; agents: {', '.join(spec.agent_names())}"
+            seats = spec.players(rules) - 1
+            assert d.population or len(d.opponents) == seats, \
+                f"task {name} names {len(d.opponents)} opponents for {seats} other seats"
+        if spec.solo:
+            expect(spec.vector is not None, "vector", f"task {name} trains on the game's VectorEnv; the spec names none")
+        else:
+            expect(spec.learner is not None, "learner", f"task {name} trains on the game's learner view; the spec names none")
+
+
 @contract_check("general_config", "general_config", applies=lambda spec: spec.general_config is not None)
 def general_config(spec):
     """The rule-general config names a variant space of the game: every option varies in one layout."""

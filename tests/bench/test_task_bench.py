@@ -53,15 +53,19 @@ def test_bench_task_adds_the_normalized_score_beside_the_raw_one(tmp_path, capsy
 
 
 def test_bench_task_on_a_multi_player_task_plays_the_learner_against_the_tasks_opponents(tmp_path):
-    assert run(["flight-tycoon", "--task", "ft4-heuristic-v0", "--agent", "heuristic", "--games", "96",
+    assert run([T.task("ft4-heuristic-v0").game, "--task", "ft4-heuristic-v0", "--agent", "heuristic", "--games", "96",
                 "--out", str(tmp_path)]) == 0
     data = json.loads((tmp_path / "results.json").read_text())
     expected = T.task("ft4-heuristic-v0").evaluate("heuristic", games=96)
     assert data["agents"]["heuristic"]["mean_score"]["value"] == pytest.approx(expected.raw.value)
 
 
+#: The games of a solo and a multi-player task.
+SOLO, MULTI = T.task("as-standard-v0").game, T.task("ft4-random-v0").game
+
+
 @pytest.mark.parametrize(("argv", "message"), [
-    (["flight-tycoon", "--task", "as-standard-v0"], "is a task of airport-scramble; the game argument says flight-tycoon"),
+    ([MULTI, "--task", "as-standard-v0"], f"is a task of {SOLO}; the game argument says {MULTI}"),
     (["--task", "as-nothing-v0"], "unknown task 'as-nothing-v0'; tasks: as-standard-v0"),
     (["--task", "as-standard-v0", "--rule", "face_up=3"], "--rule cannot be combined with --task"),
     (["--task", "ft4-random-v0", "--lineup", "random,random,random,random"], "--lineup cannot be combined with --task"),

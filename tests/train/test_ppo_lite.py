@@ -17,6 +17,8 @@ from aerodeck.bench.tasks import task
 from aerodeck.cli import main as cli
 from aerodeck.train import ppo_lite
 
+#: The game of the solo task the runs train on, and of the multi-player task.
+SOLO, MULTI = task("as-standard-v0").game, task("ft4-heuristic-v0").game
 TINY = dict(num_envs=32, num_steps=16, minibatch_size=256, hidden="32,32", eval_games=16, threads=1)
 
 
@@ -31,14 +33,14 @@ def test_a_tiny_run_saves_a_model_that_plays_in_bench(tmp_path):
     assert summary["steps"] == 1024
     assert [int(r["steps"]) for r in rows(out / "eval.csv")] == [0, 512, 1024]
     assert (out / "tb").is_dir() and any((out / "tb").iterdir())  # TensorBoard scalars
-    assert "ppo-lite:path=" in describe_kinds("airport-scramble")
+    assert "ppo-lite:path=" in describe_kinds(SOLO)
     model = out / "model.pt"
-    assert cli.main(["bench", "airport-scramble", "--agent", f"ppo-lite:path={model}", "--agent", "random",
+    assert cli.main(["bench", SOLO, "--agent", f"ppo-lite:path={model}", "--agent", "random",
                      "--games", "20", "--no-progress", "--out", str(tmp_path / "bench")]) == 0
     result = json.loads((tmp_path / "bench" / "results.json").read_text())
     assert f"ppo-lite:path={model}" in json.dumps(result)
     # the saved model plays as the run's own last evaluation did (greedy, the same deals)
-    agent = make_agent("airport-scramble", f"ppo-lite:path={model}", task("as-standard-v0").rules)
+    agent = make_agent(SOLO, f"ppo-lite:path={model}", task("as-standard-v0").rules)
     again = ppo_lite.evaluate(task("as-standard-v0"), agent, 16)
     assert again["raw"] == pytest.approx(float(rows(out / "eval.csv")[-1]["raw"]), abs=1e-5)
 
@@ -67,11 +69,11 @@ def test_masked_logits_never_choose_an_illegal_action():
 def test_a_model_of_another_game_is_refused(tmp_path):
     out = tmp_path / "run"
     ppo_lite.train(ppo_lite.Args(task="as-standard-v0", total_steps=512, eval_every=512, out=str(out), **TINY))
-    with pytest.raises(ValueError, match="airport-scramble model"):
-        make_agent("flight-tycoon", f"ppo-lite:path={out / 'model.pt'}", task("ft4-heuristic-v0").rules)
+    with pytest.raises(ValueError, match=f"{SOLO} model"):
+        make_agent(MULTI, f"ppo-lite:path={out / 'model.pt'}", task("ft4-heuristic-v0").rules)
     (tmp_path / "x.pt").write_bytes(b"not a model")
     with pytest.raises(ValueError, match="not a ppo-lite model"):
-        make_agent("airport-scramble", f"ppo-lite:path={tmp_path / 'x.pt'}")
+        make_agent(SOLO, f"ppo-lite:path={tmp_path / 'x.pt'}")
 
 
 def test_flight_tycoon_trains_on_the_lead_reward_against_an_opponent_curriculum():
