@@ -13,12 +13,11 @@ import numpy as np
 import pytest
 
 from aerodeck import envs
-from aerodeck.agents.base import act
 from aerodeck.agents.registry import make_agent
 from aerodeck.arena.loop import play_games
 from aerodeck.arena.trace import Trace
 from aerodeck.envs.common.house import HouseRule, HouseRuleError, house_of, plain_rules, with_house
-from tests.common.house_rules import EXAMPLES, house_file
+from tests.common.house_rules import EXAMPLES, house_file, play_on_both_engines
 
 CATCHUP = HouseRule.parse(f"{EXAMPLES}/catchup.py:LastSeatExtraCard")
 FT = envs.spec("flight-tycoon")
@@ -33,29 +32,7 @@ def arrays_equal(a, b) -> None:
 @pytest.mark.parametrize("options", [{"n_players": 5}, {"n_players": 3, "tower_giveable": True}],
                          ids=["ft5", "ft3-giveable"])
 def test_the_reference_engine_behind_the_core_interface_is_the_batched_core_array_for_array(options):
-    spec = FT
-    rules = spec.make_rules(**options)
-    fast, ref = spec.make_core(rules), spec.make_reference_core(rules)
-    seeds = np.arange(100, 124)
-    a, b = fast.init(seeds), ref.init(seeds)
-    rng = np.random.default_rng(3)
-    heuristic = make_agent(spec.id, "heuristic", rules, seed=0)  # long games; a random move now and then
-    steps = 0
-    while not a.done.all():
-        arrays_equal(a, b)
-        masks = fast.legal_mask(a)
-        assert np.array_equal(masks, ref.legal_mask(b))
-        seat = np.maximum(fast.to_act(a), 0)
-        assert np.array_equal(fast.to_act(a), ref.to_act(b))
-        assert np.array_equal(fast.observe(a, seat) if fast.n_players > 1 else fast.observe(a),
-                              ref.observe(b, seat) if fast.n_players > 1 else ref.observe(b))
-        obs = fast.observe(a, seat) if fast.n_players > 1 else fast.observe(a)
-        actions = np.where(rng.random(len(seeds)) < 0.1, (rng.random(masks.shape) * masks).argmax(1),
-                           act(heuristic, obs, masks, spec.make_view(fast, a, seat) if heuristic.needs_view else None))
-        assert np.array_equal(fast.step(a, actions), ref.step(b, actions))
-        steps += 1
-    arrays_equal(a, b)
-    assert steps > 20
+    play_on_both_engines(FT, options, arrays_equal)
 
 
 def test_the_catchup_house_rule_deals_the_last_seat_one_card_more():
