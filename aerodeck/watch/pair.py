@@ -158,26 +158,38 @@ def watch_pair(a: Side, b: Side, start: int, console: Console, read_line, step_p
     i = max(0, min(start - 1, last))
     while True:
         console.print(screens(a, b, i))
-        line = read_line(step_prompt(i, last))
-        if line is None or line.lower() in ("q", "quit", "exit"):
+        target = step_target(read_line(step_prompt(i, last)), i, last)
+        if target is None:
             return 0
-        word, _, rest = line.lower().partition(" ")
-        if word in ("", "n", "next"):
-            i = min(i + 1, last)
-        elif word in ("b", "back", "p", "prev"):
-            i = max(i - 1, 0)
-        elif word in ("s", "start"):
-            i = 0
-        elif word in ("e", "end"):
-            i = last
-        elif (word in ("j", "jump") and rest.strip().isdigit()) or word.isdigit():
-            target = int(rest if not word.isdigit() else word)
-            if 0 <= target <= last:
-                i = target
-            else:
-                console.print(f"there are decisions 0..{last}")
+        if isinstance(target, str):
+            console.print(step_help if target == HELP else target)
         else:
-            console.print(step_help)
+            i = target
+
+
+#: What :func:`step_target` gives for a command it does not know (the caller prints its help).
+HELP = "help"
+
+
+def step_target(line: str | None, i: int, last: int) -> int | str | None:
+    """The decision a stepping command moves to from decision ``i`` of ``0..last``: ``n``/Enter next,
+    ``b`` back, ``s`` start, ``e`` end, ``j N`` (or ``N``) jump. ``None``: quit (``q``, or no more input);
+    a string: what to print instead (:data:`HELP` for an unknown command, or why a jump is out of range)."""
+    if line is None or line.lower() in ("q", "quit", "exit"):
+        return None
+    word, _, rest = line.lower().partition(" ")
+    if word in ("", "n", "next"):
+        return min(i + 1, last)
+    if word in ("b", "back", "p", "prev"):
+        return max(i - 1, 0)
+    if word in ("s", "start"):
+        return 0
+    if word in ("e", "end"):
+        return last
+    if (word in ("j", "jump", "turn", "decision") and rest.strip().isdigit()) or word.isdigit():
+        target = int(rest if not word.isdigit() else word)
+        return target if 0 <= target <= last else f"there are decisions 0..{last}"
+    return HELP
 
 
 def main(args, console: Console, read_line, film, step_prompt, step_help: str) -> int:

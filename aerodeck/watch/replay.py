@@ -25,6 +25,7 @@ from rich.text import Text
 
 from aerodeck.arena.output import check_file, replacing
 from aerodeck.arena.replays import GameRecord, Replay, read
+from aerodeck.watch.pair import HELP, step_target
 
 # --- watching ----------------------------------------------------------------------------------
 
@@ -133,26 +134,13 @@ def watch(replay: Replay, f: Film, core, text, console: Console, read_line, star
             console.print(Text(f"end of the game · result {f.record.result}", style="bold"))
         while True:
             line = read_line(step_prompt(i, last))
-            if line is None or line.lower() in ("q", "quit", "exit"):
+            target = step_target(line, i, last)
+            if target is None:
                 return 0
-            word, _, rest = line.lower().partition(" ")
-            if word in ("", "n", "next"):
-                target = min(i + 1, last)
-            elif word in ("b", "back", "p", "prev"):
-                target = max(i - 1, 0)
-            elif word in ("s", "start"):
-                target = 0
-            elif word in ("e", "end"):
-                target = last
-            elif word in ("j", "jump", "turn", "decision") and rest.strip().isdigit() or word.isdigit():
-                target = int(rest if not word.isdigit() else word)
-                if not 0 <= target <= last:
-                    console.print(f"there are decisions 0..{last}")
-                    continue
-            else:
-                console.print(STEP_HELP)
+            if isinstance(target, str):
+                console.print(STEP_HELP if target == HELP else target)
                 continue
-            if target == i and word in ("", "n", "next") and i == last:
+            if target == i == last and line.strip().lower() in ("", "n", "next"):
                 console.print("that was the last decision (b: back, q: quit)")
                 continue
             i = target
